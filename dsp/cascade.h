@@ -1,0 +1,79 @@
+/* gst-fx — the SOS cascade engine. Pure C11, no GLib.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One object per cascade: K sections, per-channel state, a backend (kernel). Processes
+ * interleaved F32 or F64 buffers of any channel count in place. Output does not depend on how a
+ * stream is split into buffers. New coefficients can be installed at any time without losing the
+ * stream's history: the new cascade's state is derived from the signal history (as a direct-form-I
+ * filter would switch), and the output crossfades from the old to the new cascade over a short
+ * window, so parameter changes do not click. */
+#ifndef FX_CASCADE_H
+#define FX_CASCADE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "design.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FX_SAMPLE_F32 = 0,
+  FX_SAMPLE_F64,
+} fx_sample_format_t;
+
+typedef enum {
+  FX_PRECISION_AUTO = 0,
+  FX_PRECISION_SINGLE,
+  FX_PRECISION_DOUBLE,
+} fx_precision_t;
+
+/* Bits returned by fx_cascade_process(). */
+enum {
+  FX_PROCESS_NONFINITE = 1 << 0, /* non-finite values reached the state; it was reset */
+};
+
+typedef struct fx_cascade fx_cascade_t;
+
+fx_cascade_t *fx_cascade_new(void);
+void fx_cascade_free(fx_cascade_t *c);
+
+/* Sets the stream shape (channels >= 1) and arithmetic. Resets the state. F64 streams always run
+ * in double. With FX_PRECISION_AUTO an F32 stream runs in double whenever single precision could
+ * be unstable or less accurate than scipy's float32 sosfilt. */
+fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format_t format,
+                                 fx_precision_t precision);
+
+/* Installs new coefficients (n >= 0 sections; n == 0 is an identity). `gain` multiplies the
+ * output (folded into the first section). Keeps the history: the first call after configure()
+ * or reset() takes effect at once; later calls crossfade over the crossfade length.
+ * Every section must be stable; otherwise FX_ERR_UNSTABLE and nothing changes. */
+fx_status_t fx_cascade_set_sections(fx_cascade_t *c, const fx_sos_t *sos, int n, double gain);
+
+/* Crossfade length in frames for coefficient changes (0 = switch at once). Default 256. */
+void fx_cascade_set_crossfade(fx_cascade_t *c, size_t frames);
+
+/* Clears all state (flush, new stream). Pending crossfades are dropped. */
+void fx_cascade_reset(fx_cascade_t *c);
+
+/* Filters `frames` interleaved frames in place. `data` is float * or double * according to the
+ * configured format. Returns 0 or FX_PROCESS_* bits. One call = one dispatch. */
+unsigned fx_cascade_process(fx_cascade_t *c, void *data, size_t frames);
+
+int fx_cascade_channels(const fx_cascade_t *c);
+int fx_cascade_sections(const fx_cascade_t *c);
+/* Calls into the backend since creation or the last reset of the counter. */
+uint64_t fx_cascade_dispatches(const fx_cascade_t *c);
+void fx_cascade_reset_dispatches(fx_cascade_t *c);
+/* What runs now, e.g. "cpu-scalar-f64" (arithmetic precision, not the stream format). */
+const char *fx_cascade_backend(const fx_cascade_t *c);
+/* 1 when the configured arithmetic is double. */
+int fx_cascade_uses_double(const fx_cascade_t *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,56 @@
+# Shared by scripts/demo.sh and scripts/test.sh: install what is missing, configure, build.
+# Works as root on a fresh Debian 12 machine; as another user it uses sudo for apt-get when needed.
+
+FX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Debian's numpy, scipy and PyGObject belong to the system interpreter; never use a python3 that
+# happens to be earlier on PATH.
+FX_PYTHON=/usr/bin/python3
+
+FX_PACKAGES=(
+  meson ninja-build pkg-config gcc libc6-dev
+  libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  python3 python3-numpy python3-scipy python3-gi python3-gst-1.0 python3-pytest
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  clang-format
+)
+
+fx_log() { printf '==> %s\n' "$*" >&2; }
+
+fx_ensure_packages() {
+  local missing=() p
+  for p in "${FX_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  fx_log "installing missing packages: ${missing[*]}"
+  local SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q >/dev/null || { fx_log "apt-get update failed"; return 1; }
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+    { fx_log "apt-get install failed"; return 1; }
+}
+
+# fx_build BUILDDIR [meson options...]
+fx_build() {
+  local dir="$1"
+  shift
+  if [ ! -f "$FX_ROOT/$dir/build.ninja" ]; then
+    fx_log "configuring $dir"
+    meson setup "$FX_ROOT/$dir" "$FX_ROOT" "$@" >/dev/null || return 1
+  fi
+  fx_log "building $dir"
+  ninja -C "$FX_ROOT/$dir" >/dev/null || ninja -C "$FX_ROOT/$dir" || return 1
+}
+
+# Environment that makes GStreamer find the freshly built plugin (and only a fresh registry).
+fx_gst_env() {
+  local dir="$1"
+  export GST_PLUGIN_PATH_1_0="$FX_ROOT/$dir/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
+  export GST_REGISTRY_1_0="$FX_ROOT/$dir/gst-registry.bin"
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite: C unit tests (dsp), element tests (gst-check), Python tests (pytest with
+# numpy/scipy as independent references). Ends with one summary line.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+fx_ensure_packages || exit 1
+# Warnings are errors here (and so in CI, which runs this script).
+fx_build build -Dwerror=true || { echo "0 passed, 1 failed"; exit 1; }
+
+fx_gst_env build
+rm -f "$FX_ROOT/build/gst-registry.bin"
+
+fx_log "C tests (meson test)"
+meson test -C "$FX_ROOT/build" --print-errorlogs --num-processes 2
+c_rc=$?
+
+fx_log "Python tests (pytest)"
+export FXDSP_LIB="$FX_ROOT/build/tests/libfxdsp_py.so"
+cd "$FX_ROOT"
+"$FX_PYTHON" -m pytest -q -p no:cacheprovider tests/python --junitxml="$FX_ROOT/build/pytest.xml"
+py_rc=$?
+
+"$FX_PYTHON" "$FX_ROOT/scripts/summary.py" "$FX_ROOT/build/meson-logs/testlog.json" \
+  "$FX_ROOT/build/pytest.xml"
+sum_rc=$?
+if [ $c_rc -ne 0 ] || [ $py_rc -ne 0 ] || [ $sum_rc -ne 0 ]; then
+  exit 1
+fi
+exit 0
