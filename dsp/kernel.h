@@ -1,0 +1,63 @@
+/* gst-fx — SOS cascade kernels (internal to libfxdsp). Pure C11, no GLib.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A kernel filters an interleaved buffer in place through K second-order sections in transposed
+ * direct form II. Several implementations (scalar C now; SSE2/AVX2/AVX-512 and CUDA later) fill
+ * the same method set, fx_kernel_t, and fx_kernel_select() picks one at run time, the way
+ * PipeWire's filter-graph picks its audio-dsp method set (one table, first entry whose CPU
+ * features match).
+ *
+ * Data layout shared by every kernel (K sections, C channels):
+ *   coef   [K][5]        b0, b1, b2, a1, a2 of each section (a0 == 1)
+ *   state  [C][K][2]     z1, z2 of each section, per channel
+ *   hist   [C][K+1][2]   optional (may be NULL): for each section boundary s = 0..K (s = K is the
+ *                        cascade output), the last two samples of the signal entering section s,
+ *                        most recent first: hist[c][s][0] = x[n], hist[c][s][1] = x[n-1].
+ *                        Stored as double whatever the arithmetic (float values convert exactly).
+ *                        The engine uses it to derive a new cascade's state when coefficients
+ *                        change (as a direct-form-I filter would switch).
+ *   data   [frames][C]   interleaved samples, filtered in place.
+ *
+ * Requirements on every implementation:
+ *   - The result of each sample must not depend on how a stream is split into calls (same
+ *     arithmetic for every sample of every call), so that buffer splits are bit-identical.
+ *   - Recurrence per section, y = b0 x + z1; z1 = (b1 x + z2) - a1 y; z2 = b2 x - a2 y, so the
+ *     loop-carried chain is short (two FMA latencies where FMA is used).
+ *   - Denormals must not slow decaying tails: set flush-to-zero / denormals-are-zero for the
+ *     duration of the call and restore the caller's mode afterwards.
+ *   - K == 0 is allowed (only hist[.][0] is updated).
+ *   - No allocation, no locking. */
+#ifndef FX_KERNEL_H
+#define FX_KERNEL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  /* Short name used in the engine's backend string ("cpu-<name>-f32" / "cpu-<name>-f64"). */
+  const char *name;
+  /* F64 stream, double coefficients and state. */
+  void (*f64)(const double *coef, double *state, double *hist, int K, double *data, size_t frames,
+              int channels);
+  /* F32 stream, double coefficients and state (float I/O, double arithmetic). */
+  void (*f32_d)(const double *coef, double *state, double *hist, int K, float *data, size_t frames,
+                int channels);
+  /* F32 stream, float coefficients and state. */
+  void (*f32_s)(const float *coef, float *state, double *hist, int K, float *data, size_t frames,
+                int channels);
+} fx_kernel_t;
+
+/* The portable scalar implementation (kernel_scalar.c). */
+extern const fx_kernel_t fx_kernel_scalar;
+
+/* The best kernel for this machine. Only the scalar kernel exists for now. Never NULL. */
+const fx_kernel_t *fx_kernel_select(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,222 @@
+/* gst-fx — portable scalar SOS cascade kernel. Pure C11, no GLib.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Per channel, the buffer is taken in blocks of up to FX_BLOCK frames: the block is gathered
+ * from the interleaved buffer into a local array in the arithmetic type, the sections run over
+ * the block in groups of four (then two, then one) with the group's coefficients and state in
+ * locals, frame by frame, so that four independent recurrences are in flight at once; then the
+ * block is scattered back. Intermediate signals between sections are never rounded to the I/O
+ * type. The last two frames of each call go through a plain per-frame loop that also records the
+ * boundary history (see kernel.h). Each sample sees the same operations whatever the block or
+ * call boundaries, so any split of a stream gives bit-identical output. */
+#include "kernel.h"
+
+#include <stdint.h>
+
+#if defined(__SSE2__) || (defined(_M_X64) && !defined(_M_ARM64EC))
+#include <xmmintrin.h>
+#define FX_HAVE_MXCSR 1
+#endif
+
+/* Frames per block: the local arrays are 256 * 8 = 2 KiB. */
+#define FX_BLOCK 256
+
+/* Flush-to-zero and denormals-are-zero for the duration of a kernel call, restoring the caller's
+ * mode. x86: MXCSR FTZ (bit 15) and DAZ (bit 6). AArch64: FPCR.FZ (bit 24). Elsewhere nothing is
+ * changed (decaying tails may then hit subnormals on hardware that handles them slowly). */
+typedef struct {
+#if defined(FX_HAVE_MXCSR)
+  unsigned int mxcsr;
+#elif defined(__aarch64__) && defined(__GNUC__)
+  uint64_t fpcr;
+#else
+  int unused;
+#endif
+} fx_fpmode_t;
+
+static inline void fpmode_enter(fx_fpmode_t *m)
+{
+#if defined(FX_HAVE_MXCSR)
+  m->mxcsr = _mm_getcsr();
+  _mm_setcsr(m->mxcsr | 0x8040u);
+#elif defined(__aarch64__) && defined(__GNUC__)
+  uint64_t v;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(v));
+  m->fpcr = v;
+  __asm__ volatile("msr fpcr, %0" : : "r"(v | ((uint64_t) 1 << 24)));
+#else
+  m->unused = 0;
+#endif
+}
+
+static inline void fpmode_leave(const fx_fpmode_t *m)
+{
+#if defined(FX_HAVE_MXCSR)
+  _mm_setcsr(m->mxcsr);
+#elif defined(__aarch64__) && defined(__GNUC__)
+  __asm__ volatile("msr fpcr, %0" : : "r"(m->fpcr));
+#else
+  (void) m;
+#endif
+}
+
+/* One TDF-II section step: y from x, state (z1, z2) updated. Every code path below uses this
+ * one expression, so each sample sees the same arithmetic whichever path filters it. */
+#define FX_STEP(b0, b1, b2, a1, a2, z1, z2, x, y)                                                  \
+  do {                                                                                             \
+    (y) = (b0) * (x) + (z1);                                                                       \
+    (z1) = ((b1) * (x) + (z2)) - (a1) * (y);                                                       \
+    (z2) = (b2) * (x) - (a2) * (y);                                                                \
+  } while (0)
+
+/* Section k of a group: coefficients and state in locals. */
+#define FX_SEC_LOAD(T, k)                                                                          \
+  const T b0_##k = c[5 * (k)], b1_##k = c[5 * (k) + 1], b2_##k = c[5 * (k) + 2],                   \
+          a1_##k = c[5 * (k) + 3], a2_##k = c[5 * (k) + 4];                                        \
+  T z1_##k = st[2 * (k)], z2_##k = st[2 * (k) + 1]
+#define FX_SEC_RUN(T, k)                                                                           \
+  do {                                                                                             \
+    T y_;                                                                                          \
+    FX_STEP(b0_##k, b1_##k, b2_##k, a1_##k, a2_##k, z1_##k, z2_##k, v, y_);                        \
+    v = y_;                                                                                        \
+  } while (0)
+#define FX_SEC_STORE(k)                                                                            \
+  do {                                                                                             \
+    st[2 * (k)] = z1_##k;                                                                          \
+    st[2 * (k) + 1] = z2_##k;                                                                      \
+  } while (0)
+
+/* Groups of 1, 2 and 4 sections run frame by frame with their state in locals: the sections'
+ * recurrences are independent loop-carried chains, so the CPU overlaps them (section k on frame
+ * i alongside section k+1 on frame i-1) instead of waiting on one chain at a time. */
+#define FX_DEFINE_GROUPS(SFX, T)                                                                   \
+  static void group1_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
+  {                                                                                                \
+    FX_SEC_LOAD(T, 0);                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T v = buf[i];                                                                                \
+      FX_SEC_RUN(T, 0);                                                                            \
+      buf[i] = v;                                                                                  \
+    }                                                                                              \
+    FX_SEC_STORE(0);                                                                               \
+  }                                                                                                \
+  static void group2_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
+  {                                                                                                \
+    FX_SEC_LOAD(T, 0);                                                                             \
+    FX_SEC_LOAD(T, 1);                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T v = buf[i];                                                                                \
+      FX_SEC_RUN(T, 0);                                                                            \
+      FX_SEC_RUN(T, 1);                                                                            \
+      buf[i] = v;                                                                                  \
+    }                                                                                              \
+    FX_SEC_STORE(0);                                                                               \
+    FX_SEC_STORE(1);                                                                               \
+  }                                                                                                \
+  static void group4_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
+  {                                                                                                \
+    FX_SEC_LOAD(T, 0);                                                                             \
+    FX_SEC_LOAD(T, 1);                                                                             \
+    FX_SEC_LOAD(T, 2);                                                                             \
+    FX_SEC_LOAD(T, 3);                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T v = buf[i];                                                                                \
+      FX_SEC_RUN(T, 0);                                                                            \
+      FX_SEC_RUN(T, 1);                                                                            \
+      FX_SEC_RUN(T, 2);                                                                            \
+      FX_SEC_RUN(T, 3);                                                                            \
+      buf[i] = v;                                                                                  \
+    }                                                                                              \
+    FX_SEC_STORE(0);                                                                               \
+    FX_SEC_STORE(1);                                                                               \
+    FX_SEC_STORE(2);                                                                               \
+    FX_SEC_STORE(3);                                                                               \
+  }                                                                                                \
+  /* All K sections over a block, in groups of 4, then 2, then 1. */                               \
+  static void cascade_##SFX(const T *coef, T *st, int K, T *buf, size_t n)                         \
+  {                                                                                                \
+    int s = 0;                                                                                     \
+    for (; s + 4 <= K; s += 4)                                                                     \
+      group4_##SFX(coef + 5 * (size_t) s, st + 2 * (size_t) s, buf, n);                            \
+    if (s + 2 <= K) {                                                                              \
+      group2_##SFX(coef + 5 * (size_t) s, st + 2 * (size_t) s, buf, n);                            \
+      s += 2;                                                                                      \
+    }                                                                                              \
+    if (s < K)                                                                                     \
+      group1_##SFX(coef + 5 * (size_t) s, st + 2 * (size_t) s, buf, n);                            \
+  }                                                                                                \
+  /* One frame through all sections, recording each boundary's history (shifting it). */           \
+  static inline T record_frame_##SFX(const T *coef, T *st, int K, double *h, T v)                  \
+  {                                                                                                \
+    for (int s = 0; s < K; s++) {                                                                  \
+      const T *c = coef + 5 * (size_t) s;                                                          \
+      T y_;                                                                                        \
+      h[2 * s + 1] = h[2 * s];                                                                     \
+      h[2 * s] = (double) v;                                                                       \
+      FX_STEP(c[0], c[1], c[2], c[3], c[4], st[2 * s], st[2 * s + 1], v, y_);                      \
+      v = y_;                                                                                      \
+    }                                                                                              \
+    h[2 * K + 1] = h[2 * K];                                                                       \
+    h[2 * K] = (double) v;                                                                         \
+    return v;                                                                                      \
+  }
+
+FX_DEFINE_GROUPS(d, double)
+FX_DEFINE_GROUPS(f, float)
+
+/* One kernel: NAME, I/O sample type IO, arithmetic type T (suffix SFX). Per channel: all but the
+ * last (up to) two frames go through the block loop; those last frames, when a history is
+ * wanted, go through record_frame so the boundary histories end up holding the last two samples
+ * of the call (one-frame calls shift in one sample). */
+#define FX_DEFINE_KERNEL(NAME, IO, T, SFX)                                                         \
+  static void NAME(const T *coef, T *state, double *hist, int K, IO *data, size_t frames,          \
+                   int channels)                                                                   \
+  {                                                                                                \
+    fx_fpmode_t mode;                                                                              \
+    T buf[FX_BLOCK];                                                                               \
+    const size_t C = (size_t) channels;                                                            \
+    if (frames == 0 || channels <= 0)                                                              \
+      return;                                                                                      \
+    const size_t tail = hist ? (frames < 2 ? frames : 2) : 0;                                      \
+    const size_t body = frames - tail;                                                             \
+    fpmode_enter(&mode);                                                                           \
+    for (size_t ch = 0; ch < C; ch++) {                                                            \
+      T *st = state + ch * (size_t) K * 2;                                                         \
+      for (size_t f0 = 0; f0 < body; f0 += FX_BLOCK) {                                             \
+        const size_t n = body - f0 < FX_BLOCK ? body - f0 : FX_BLOCK;                              \
+        IO *p = data + f0 * C + ch;                                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+          buf[i] = (T) p[i * C];                                                                   \
+        cascade_##SFX(coef, st, K, buf, n);                                                        \
+        for (size_t i = 0; i < n; i++)                                                             \
+          p[i * C] = (IO) buf[i];                                                                  \
+      }                                                                                            \
+      if (tail) {                                                                                  \
+        double *h = hist + ch * ((size_t) K + 1) * 2;                                              \
+        for (size_t i = body; i < frames; i++) {                                                   \
+          IO *p = data + i * C + ch;                                                               \
+          *p = (IO) record_frame_##SFX(coef, st, K, h, (T) *p);                                    \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    fpmode_leave(&mode);                                                                           \
+  }
+
+FX_DEFINE_KERNEL(scalar_f64, double, double, d)
+FX_DEFINE_KERNEL(scalar_f32_d, float, double, d)
+FX_DEFINE_KERNEL(scalar_f32_s, float, float, f)
+
+const fx_kernel_t fx_kernel_scalar = {
+    .name = "scalar",
+    .f64 = scalar_f64,
+    .f32_d = scalar_f32_d,
+    .f32_s = scalar_f32_s,
+};
+
+/* Run-time selection. SIMD and CUDA kernels will be added as a table of method sets, each with
+ * the CPU features it needs, the first matching entry winning; the scalar kernel is the last,
+ * always-matching entry. */
+const fx_kernel_t *fx_kernel_select(void)
+{
+  return &fx_kernel_scalar;
+}

@@ -1,0 +1,652 @@
+/* gst-fx — unit tests of the SOS cascade engine (dsp/cascade.c, dsp/kernel_scalar.c).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Plain C: exits non-zero when a check fails. Coefficients come from a local RBJ/bilinear biquad
+ * formula so these tests do not depend on the design module. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cascade.h"
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    checks++;                                                                                      \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+    }                                                                                              \
+  } while (0)
+
+/* ------------------------------------------------------------------------------------------- */
+/* helpers */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static void rng_seed(uint64_t s)
+{
+  rng_state = s ? s : 1;
+}
+
+static uint64_t rng_next(void)
+{
+  uint64_t x = rng_state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  rng_state = x;
+  return x;
+}
+
+static double rng_uniform(void) /* [-1, 1) */
+{
+  return (double) (rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* RBJ low/high-pass biquad (bilinear transform with pre-warping). */
+static fx_sos_t biquad(int highpass, double f, double q, double fs)
+{
+  double w0 = 2.0 * M_PI * f / fs, cw = cos(w0), alpha = sin(w0) / (2.0 * q);
+  double a0 = 1.0 + alpha;
+  fx_sos_t s;
+  if (highpass) {
+    s.b0 = (1.0 + cw) / 2.0 / a0;
+    s.b1 = -(1.0 + cw) / a0;
+  } else {
+    s.b0 = (1.0 - cw) / 2.0 / a0;
+    s.b1 = (1.0 - cw) / a0;
+  }
+  s.b2 = s.b0;
+  s.a1 = -2.0 * cw / a0;
+  s.a2 = (1.0 - alpha) / a0;
+  return s;
+}
+
+/* 4th-order Butterworth as two biquads (Q = 1/(2 cos(pi/8)), 1/(2 cos(3 pi/8))). */
+static void butter4(int highpass, double f, double fs, fx_sos_t out[2])
+{
+  out[0] = biquad(highpass, f, 1.0 / (2.0 * cos(M_PI / 8.0)), fs);
+  out[1] = biquad(highpass, f, 1.0 / (2.0 * cos(3.0 * M_PI / 8.0)), fs);
+}
+
+/* A test cascade: 8th-order-ish band filter (low-pass 4 + high-pass 4) plus a resonant biquad. */
+static int test_sos(fx_sos_t *sos, double fs)
+{
+  butter4(0, 3000.0, fs, sos);
+  butter4(1, 80.0, fs, sos + 2);
+  sos[4] = biquad(0, 1200.0, 4.0, fs);
+  return 5;
+}
+
+static void *noise_buf(fx_sample_format_t fmt, size_t n, uint64_t seed, double amp)
+{
+  rng_seed(seed);
+  if (fmt == FX_SAMPLE_F64) {
+    double *d = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+      d[i] = amp * rng_uniform();
+    return d;
+  }
+  float *f = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++)
+    f[i] = (float) (amp * rng_uniform());
+  return f;
+}
+
+static size_t ssize(fx_sample_format_t fmt)
+{
+  return fmt == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
+}
+
+static double sample_at(fx_sample_format_t fmt, const void *d, size_t i)
+{
+  return fmt == FX_SAMPLE_F64 ? ((const double *) d)[i] : (double) ((const float *) d)[i];
+}
+
+static fx_cascade_t *make(int C, fx_sample_format_t fmt, fx_precision_t prec, const fx_sos_t *sos,
+                          int K, double gain)
+{
+  fx_cascade_t *c = fx_cascade_new();
+  if (!c)
+    abort();
+  if (fx_cascade_configure(c, C, fmt, prec) != FX_OK)
+    abort();
+  if (fx_cascade_set_sections(c, sos, K, gain) != FX_OK)
+    abort();
+  return c;
+}
+
+/* Processes frames [from, to) of data with random buffer sizes; with `ones`, most buffers are a
+ * single frame. */
+static unsigned process_split(fx_cascade_t *c, fx_sample_format_t fmt, void *data, int C,
+                              size_t from, size_t to, int ones)
+{
+  unsigned flags = 0;
+  size_t pos = from;
+  while (pos < to) {
+    size_t n;
+    uint64_t r = rng_next();
+    if (ones && (r & 3) != 0)
+      n = 1;
+    else if ((r >> 8) % 5 == 0)
+      n = 1 + (r >> 16) % 3;
+    else
+      n = 1 + (r >> 16) % 700;
+    if (n > to - pos)
+      n = to - pos;
+    flags |= fx_cascade_process(c, (char *) data + pos * (size_t) C * ssize(fmt), n);
+    pos += n;
+  }
+  return flags;
+}
+
+static const struct {
+  fx_sample_format_t fmt;
+  fx_precision_t prec;
+  const char *name;
+} modes[] = {
+    {FX_SAMPLE_F32, FX_PRECISION_SINGLE, "f32-single"},
+    {FX_SAMPLE_F32, FX_PRECISION_DOUBLE, "f32-double"},
+    {FX_SAMPLE_F32, FX_PRECISION_AUTO, "f32-auto"},
+    {FX_SAMPLE_F64, FX_PRECISION_AUTO, "f64"},
+};
+#define NMODES (int) (sizeof(modes) / sizeof(modes[0]))
+
+/* ------------------------------------------------------------------------------------------- */
+
+/* Any split (random sizes, runs of 1-frame buffers) gives bit-identical output, also across a
+ * coefficient change (crossfade, section count change, change during a crossfade). */
+static void test_chunk_invariance(void)
+{
+  const int chans[] = {1, 2, 3, 7, 67};
+  const double fs = 48000.0;
+  fx_sos_t sos[8], sos_b[8], sos_c[8];
+  int K = test_sos(sos, fs);
+  butter4(0, 6000.0, fs, sos_b); /* K = 2: section count changes */
+  int Kb = 2;
+  butter4(0, 1500.0, fs, sos_c);
+  butter4(1, 200.0, fs, sos_c + 2);
+  sos_c[4] = biquad(1, 900.0, 2.0, fs);
+  int Kc = 5;
+
+  for (int m = 0; m < NMODES; m++) {
+    for (size_t ci = 0; ci < sizeof(chans) / sizeof(chans[0]); ci++) {
+      const int C = chans[ci];
+      const size_t frames = C > 10 ? 1500 : 4000;
+      const size_t N = frames * (size_t) C;
+      const fx_sample_format_t fmt = modes[m].fmt;
+      for (int variant = 0; variant < 3; variant++) {
+        /* variant 0: constant coefficients; 1: change mid-stream; 2: change + change during the
+         * crossfade, with 1-frame-heavy splits */
+        void *ref = noise_buf(fmt, N, 1000 + (uint64_t) C, 0.8);
+        void *a = malloc(N * ssize(fmt));
+        memcpy(a, ref, N * ssize(fmt));
+        fx_cascade_t *c1 = make(C, fmt, modes[m].prec, sos, K, 0.7);
+        fx_cascade_t *c2 = make(C, fmt, modes[m].prec, sos, K, 0.7);
+        const size_t t1 = frames / 3, t2 = t1 + 100;
+        /* one shot per segment */
+        if (variant == 0) {
+          fx_cascade_process(c1, ref, frames);
+        } else {
+          fx_cascade_process(c1, ref, t1);
+          fx_cascade_set_sections(c1, sos_b, Kb, 1.0);
+          if (variant == 2) {
+            fx_cascade_process(c1, (char *) ref + t1 * (size_t) C * ssize(fmt), t2 - t1);
+            fx_cascade_set_sections(c1, sos_c, Kc, 1.2);
+            fx_cascade_process(c1, (char *) ref + t2 * (size_t) C * ssize(fmt), frames - t2);
+          } else {
+            fx_cascade_process(c1, (char *) ref + t1 * (size_t) C * ssize(fmt), frames - t1);
+          }
+        }
+        rng_seed(77 + (uint64_t) C * 31 + (uint64_t) variant);
+        const int ones = variant == 2 || C == 3;
+        if (variant == 0) {
+          process_split(c2, fmt, a, C, 0, frames, ones);
+        } else {
+          process_split(c2, fmt, a, C, 0, t1, ones);
+          fx_cascade_set_sections(c2, sos_b, Kb, 1.0);
+          if (variant == 2) {
+            process_split(c2, fmt, a, C, t1, t2, ones);
+            fx_cascade_set_sections(c2, sos_c, Kc, 1.2);
+            process_split(c2, fmt, a, C, t2, frames, ones);
+          } else {
+            process_split(c2, fmt, a, C, t1, frames, ones);
+          }
+        }
+        int same = memcmp(ref, a, N * ssize(fmt)) == 0;
+        int finite = 1;
+        for (size_t i = 0; i < N; i++)
+          finite &= isfinite(sample_at(fmt, a, i));
+        CHECK(same, "%s C=%d variant=%d: split output differs from one-shot", modes[m].name, C,
+              variant);
+        CHECK(finite, "%s C=%d variant=%d: non-finite output", modes[m].name, C, variant);
+        fx_cascade_free(c1);
+        fx_cascade_free(c2);
+        free(ref);
+        free(a);
+      }
+    }
+  }
+}
+
+/* 0 sections: identity (bit-exact); gain only: a scaled copy. */
+static void test_identity_and_gain(void)
+{
+  for (int m = 0; m < NMODES; m++) {
+    const fx_sample_format_t fmt = modes[m].fmt;
+    const int C = 3;
+    const size_t frames = 1000, N = frames * C;
+    void *x = noise_buf(fmt, N, 5, 1.0);
+    void *y = malloc(N * ssize(fmt));
+    memcpy(y, x, N * ssize(fmt));
+    fx_cascade_t *c = make(C, fmt, modes[m].prec, NULL, 0, 1.0);
+    CHECK(fx_cascade_sections(c) == 0, "sections %d", fx_cascade_sections(c));
+    unsigned fl = fx_cascade_process(c, y, frames);
+    CHECK(fl == 0, "flags %u", fl);
+    CHECK(memcmp(x, y, N * ssize(fmt)) == 0, "%s: identity changed the signal", modes[m].name);
+
+    /* gain with no sections */
+    memcpy(y, x, N * ssize(fmt));
+    fx_cascade_reset(c);
+    CHECK(fx_cascade_set_sections(c, NULL, 0, 0.5) == FX_OK, "gain-only set");
+    fx_cascade_process(c, y, frames);
+    double worst = 0;
+    for (size_t i = 0; i < N; i++)
+      worst = fmax(worst, fabs(sample_at(fmt, y, i) - 0.5 * sample_at(fmt, x, i)));
+    CHECK(worst == 0.0, "%s: gain-only cascade off by %g", modes[m].name, worst);
+    fx_cascade_free(c);
+
+    /* gain folded into section 0 equals pre-scaled numerator */
+    fx_sos_t sos[8], scaled[8];
+    int K = test_sos(sos, 48000.0);
+    memcpy(scaled, sos, sizeof(sos));
+    scaled[0].b0 *= -2.5;
+    scaled[0].b1 *= -2.5;
+    scaled[0].b2 *= -2.5;
+    void *y2 = malloc(N * ssize(fmt));
+    memcpy(y, x, N * ssize(fmt));
+    memcpy(y2, x, N * ssize(fmt));
+    fx_cascade_t *g = make(C, fmt, modes[m].prec, sos, K, -2.5);
+    fx_cascade_t *h = make(C, fmt, modes[m].prec, scaled, K, 1.0);
+    fx_cascade_process(g, y, frames);
+    fx_cascade_process(h, y2, frames);
+    CHECK(memcmp(y, y2, N * ssize(fmt)) == 0, "%s: gain differs from scaled numerator",
+          modes[m].name);
+    fx_cascade_free(g);
+    fx_cascade_free(h);
+    free(y2);
+    free(x);
+    free(y);
+  }
+}
+
+/* reset() clears the state: processing the same input again gives the same output. */
+static void test_reset(void)
+{
+  for (int m = 0; m < NMODES; m++) {
+    const fx_sample_format_t fmt = modes[m].fmt;
+    const int C = 2;
+    const size_t frames = 2000, N = frames * C;
+    fx_sos_t sos[8];
+    int K = test_sos(sos, 48000.0);
+    void *x = noise_buf(fmt, N, 9, 1.0);
+    void *y1 = malloc(N * ssize(fmt)), *y2 = malloc(N * ssize(fmt));
+    memcpy(y1, x, N * ssize(fmt));
+    memcpy(y2, x, N * ssize(fmt));
+    fx_cascade_t *c = make(C, fmt, modes[m].prec, sos, K, 1.0);
+    fx_cascade_process(c, y1, frames);
+    fx_cascade_reset(c);
+    fx_cascade_process(c, y2, frames);
+    CHECK(memcmp(y1, y2, N * ssize(fmt)) == 0, "%s: output after reset differs", modes[m].name);
+    CHECK(fx_cascade_sections(c) == K, "coefficients kept over reset");
+    fx_cascade_free(c);
+    free(x);
+    free(y1);
+    free(y2);
+  }
+}
+
+/* A NaN/Inf burst: the flag is returned and the next buffer is clean and equal to what a fresh
+ * engine outputs for it. Also during a crossfade and with 0 sections. */
+static void test_nonfinite(void)
+{
+  for (int m = 0; m < NMODES; m++) {
+    for (int kind = 0; kind < 3; kind++) {
+      const fx_sample_format_t fmt = modes[m].fmt;
+      const int C = 3;
+      const size_t frames = 512, N = frames * C;
+      fx_sos_t sos[8];
+      int K = kind == 2 ? 0 : test_sos(sos, 48000.0);
+      fx_cascade_t *c = make(C, fmt, modes[m].prec, sos, K, 1.0);
+      void *a = noise_buf(fmt, N, 21, 1.0);
+      CHECK(fx_cascade_process(c, a, frames) == 0, "clean buffer flagged");
+      if (kind == 1) /* a crossfade in flight when the burst comes */
+        fx_cascade_set_sections(c, sos, K - 1, 1.0);
+      void *b = noise_buf(fmt, N, 22, 1.0);
+      for (size_t i = 100 * C; i < 140 * C; i++) {
+        double v = (i % 2) ? NAN : INFINITY;
+        if (fmt == FX_SAMPLE_F64)
+          ((double *) b)[i] = v;
+        else
+          ((float *) b)[i] = (float) v;
+      }
+      /* with no sections only the history sees the burst when it ends the buffer */
+      size_t bframes = kind == 2 ? 140 : frames;
+      unsigned fl = fx_cascade_process(c, b, bframes);
+      CHECK(fl & FX_PROCESS_NONFINITE, "%s kind %d: burst not flagged", modes[m].name, kind);
+      void *d = noise_buf(fmt, N, 23, 1.0);
+      void *e = malloc(N * ssize(fmt));
+      memcpy(e, d, N * ssize(fmt));
+      fl = fx_cascade_process(c, d, frames);
+      CHECK(fl == 0, "%s kind %d: buffer after the burst flagged", modes[m].name, kind);
+      fx_cascade_t *fresh = make(C, fmt, modes[m].prec, sos, kind == 1 ? K - 1 : K, 1.0);
+      fx_cascade_process(fresh, e, frames);
+      CHECK(memcmp(d, e, N * ssize(fmt)) == 0,
+            "%s kind %d: buffer after the burst differs from a fresh engine", modes[m].name, kind);
+      fx_cascade_free(fresh);
+      fx_cascade_free(c);
+      free(a);
+      free(b);
+      free(d);
+      free(e);
+    }
+  }
+}
+
+/* Setting the same coefficients mid-stream changes nothing: exactly the same coefficients are a
+ * no-op; coefficients one ulp away go through the DF-I state transfer and the crossfade, which in
+ * exact arithmetic reproduces the running state (single precision: the transfer computes the
+ * state from the signal history, dropping the float recursion's accumulated rounding, so the
+ * difference is at the level of single precision's own error). */
+static void test_same_coefficients(void)
+{
+  const int C = 2;
+  const size_t frames = 6000, N = frames * C;
+  fx_sos_t sos[8], ulp[8];
+  int K = test_sos(sos, 48000.0);
+  memcpy(ulp, sos, sizeof(sos));
+  for (int s = 0; s < K; s++)
+    ulp[s].a1 = nextafter(ulp[s].a1, 0.0);
+  for (int m = 0; m < NMODES; m++) {
+    for (int variant = 0; variant < 2; variant++) {
+      const fx_sample_format_t fmt = modes[m].fmt;
+      void *x = noise_buf(fmt, N, 31, 1.0);
+      void *y = malloc(N * ssize(fmt));
+      memcpy(y, x, N * ssize(fmt));
+      fx_cascade_t *a = make(C, fmt, modes[m].prec, sos, K, 1.0);
+      fx_cascade_t *b = make(C, fmt, modes[m].prec, sos, K, 1.0);
+      fx_cascade_process(a, x, frames);
+      rng_seed(5);
+      process_split(b, fmt, y, C, 0, 1000, 0);
+      for (int i = 0; i < 5; i++) {
+        const fx_sos_t *set = variant == 0 ? sos : (i % 2 ? sos : ulp);
+        CHECK(fx_cascade_set_sections(b, set, K, 1.0) == FX_OK, "set");
+        process_split(b, fmt, y, C, 1000 + (size_t) i * 100, 1100 + (size_t) i * 100, i == 3);
+      }
+      process_split(b, fmt, y, C, 1500, frames, 0);
+      double worst = 0, peak = 0;
+      for (size_t i = 0; i < N; i++) {
+        worst = fmax(worst, fabs(sample_at(fmt, x, i) - sample_at(fmt, y, i)));
+        peak = fmax(peak, fabs(sample_at(fmt, x, i)));
+      }
+      double tol = 0.0;
+      if (variant == 1)
+        tol = modes[m].prec == FX_PRECISION_SINGLE ? 2e-4 : (fmt == FX_SAMPLE_F64 ? 1e-9 : 1e-6);
+      CHECK(worst <= tol * peak, "%s %s: same coefficients changed the output by %g (peak %g)",
+            modes[m].name, variant ? "1 ulp" : "exact", worst, peak);
+      printf("same-coefficients %-10s %-5s max |diff| = %.3g (peak %.3g)\n", modes[m].name,
+             variant ? "1 ulp" : "exact", worst, peak);
+      fx_cascade_free(a);
+      fx_cascade_free(b);
+      free(x);
+      free(y);
+    }
+  }
+}
+
+/* With crossfade 0, switching coefficients equals a direct-form-I cascade switching at the same
+ * frame (same section count). */
+static void test_dfi_switch(void)
+{
+  const size_t frames = 3000, sw = 1234;
+  fx_sos_t A[8], B[8];
+  int K = test_sos(A, 48000.0);
+  butter4(0, 500.0, 48000.0, B);
+  butter4(1, 30.0, 48000.0, B + 2);
+  B[4] = biquad(1, 4000.0, 0.5, 48000.0);
+  double *x = noise_buf(FX_SAMPLE_F64, frames, 41, 1.0);
+  double *y = malloc(frames * sizeof(double));
+  memcpy(y, x, frames * sizeof(double));
+  fx_cascade_t *c = make(1, FX_SAMPLE_F64, FX_PRECISION_AUTO, A, K, 1.0);
+  fx_cascade_set_crossfade(c, 0);
+  rng_seed(3);
+  process_split(c, FX_SAMPLE_F64, y, 1, 0, sw, 1);
+  fx_cascade_set_sections(c, B, K, 1.0);
+  process_split(c, FX_SAMPLE_F64, y, 1, sw, frames, 0);
+  /* DF-I reference */
+  double xh[8][2] = {{0}}, yh[8][2] = {{0}};
+  double worst = 0, peak = 0;
+  for (size_t n = 0; n < frames; n++) {
+    const fx_sos_t *S = n < sw ? A : B;
+    double v = x[n];
+    for (int s = 0; s < K; s++) {
+      double o = S[s].b0 * v + S[s].b1 * xh[s][0] + S[s].b2 * xh[s][1] - S[s].a1 * yh[s][0] -
+                 S[s].a2 * yh[s][1];
+      xh[s][1] = xh[s][0];
+      xh[s][0] = v;
+      yh[s][1] = yh[s][0];
+      yh[s][0] = o;
+      v = o;
+    }
+    worst = fmax(worst, fabs(v - y[n]));
+    peak = fmax(peak, fabs(v));
+  }
+  CHECK(worst <= 1e-10 * peak, "DF-I switch: max |diff| %g (peak %g)", worst, peak);
+  printf("dfi-switch max |diff| = %.3g (peak %.3g)\n", worst, peak);
+  fx_cascade_free(c);
+  free(x);
+  free(y);
+}
+
+/* A slow cutoff ramp (4th-order Butterworth low-pass redesigned every 64 frames, 200 Hz -> 2 kHz
+ * over 1 s of noise): the largest sample-to-sample output step stays within 2x the input's. */
+static double ramp_ratio(fx_sample_format_t fmt, fx_precision_t prec, size_t xfade, int vary_k,
+                         int highpass)
+{
+  const double fs = 48000.0;
+  const size_t frames = 48000, hop = 64;
+  void *x = noise_buf(fmt, frames, 51, 1.0);
+  double in_step = 0;
+  for (size_t i = 1; i < frames; i++)
+    in_step = fmax(in_step, fabs(sample_at(fmt, x, i) - sample_at(fmt, x, i - 1)));
+  fx_sos_t sos[4];
+  butter4(highpass, 200.0, fs, sos);
+  fx_cascade_t *c = make(1, fmt, prec, sos, 2, 1.0);
+  fx_cascade_set_crossfade(c, xfade);
+  unsigned flags = 0;
+  for (size_t pos = 0; pos < frames; pos += hop) {
+    double f = 200.0 * pow(10.0, (double) pos / (double) frames);
+    butter4(highpass, f, fs, sos);
+    int K = 2;
+    if (vary_k && (pos / hop) % 3 == 1) {
+      sos[2] = biquad(highpass, highpass ? f / 3.0 : 3.0 * f, 0.7071,
+                      fs); /* an extra gentle section now and then */
+      K = 3;
+    }
+    CHECK(fx_cascade_set_sections(c, sos, K, 1.0) == FX_OK, "ramp set");
+    size_t n = frames - pos < hop ? frames - pos : hop;
+    flags |= fx_cascade_process(c, (char *) x + pos * ssize(fmt), n);
+  }
+  CHECK(flags == 0, "ramp flagged non-finite");
+  double out_step = 0;
+  for (size_t i = 1; i < frames; i++)
+    out_step = fmax(out_step, fabs(sample_at(fmt, x, i) - sample_at(fmt, x, i - 1)));
+  fx_cascade_free(c);
+  free(x);
+  return out_step / in_step;
+}
+
+static void test_ramp(void)
+{
+  double worst = 0;
+  for (int hp = 0; hp < 2; hp++) {
+    for (int m = 0; m < NMODES; m++) {
+      double r = ramp_ratio(modes[m].fmt, modes[m].prec, 256, 0, hp);
+      double r0 = ramp_ratio(modes[m].fmt, modes[m].prec, 0, 0, hp);
+      double rk = ramp_ratio(modes[m].fmt, modes[m].prec, 256, 1, hp);
+      printf("ramp %s %-10s step ratio: crossfade 256 %.4f, no crossfade %.4f, varying K %.4f\n",
+             hp ? "high-pass" : "low-pass ", modes[m].name, r, r0, rk);
+      CHECK(r <= 2.0, "%s: ramp step ratio %g", modes[m].name, r);
+      CHECK(r0 <= 2.0, "%s: ramp step ratio without crossfade %g", modes[m].name, r0);
+      CHECK(rk <= 2.0, "%s: ramp step ratio with varying K %g", modes[m].name, rk);
+      if (!hp)
+        worst = fmax(worst, fmax(r, fmax(r0, rk)));
+    }
+  }
+  printf("ramp (low-pass) worst step ratio %.4f\n", worst);
+}
+
+/* Unstable or non-finite sections are refused and nothing changes. */
+static void test_refused(void)
+{
+  const int C = 2;
+  const size_t frames = 1000, N = frames * C;
+  fx_sos_t sos[8];
+  int K = test_sos(sos, 48000.0);
+  double *x = noise_buf(FX_SAMPLE_F64, N, 61, 1.0);
+  double *y = malloc(N * sizeof(double));
+  memcpy(y, x, N * sizeof(double));
+  fx_cascade_t *a = make(C, FX_SAMPLE_F64, FX_PRECISION_AUTO, sos, K, 1.0);
+  fx_cascade_t *b = make(C, FX_SAMPLE_F64, FX_PRECISION_AUTO, sos, K, 1.0);
+  fx_cascade_process(a, x, frames / 2);
+  fx_cascade_process(b, y, frames / 2);
+  fx_sos_t bad[3] = {sos[0], {1, 0, 0, -2.1, 1.1}, sos[1]};
+  CHECK(fx_cascade_set_sections(b, bad, 3, 1.0) == FX_ERR_UNSTABLE, "unstable accepted");
+  fx_sos_t circle = {1, 0, 0, 0, 1.0}; /* poles on the unit circle */
+  CHECK(fx_cascade_set_sections(b, &circle, 1, 1.0) == FX_ERR_UNSTABLE, "unit circle accepted");
+  fx_sos_t nanrow = {1, NAN, 0, 0, 0};
+  CHECK(fx_cascade_set_sections(b, &nanrow, 1, 1.0) == FX_ERR_NONFINITE, "NaN accepted");
+  CHECK(fx_cascade_set_sections(b, sos, K, INFINITY) == FX_ERR_GAIN, "Inf gain accepted");
+  CHECK(fx_cascade_sections(b) == K, "sections changed by a refused set");
+  fx_cascade_process(a, x + N / 2, frames / 2);
+  fx_cascade_process(b, y + N / 2, frames / 2);
+  CHECK(memcmp(x, y, N * sizeof(double)) == 0, "a refused set changed the output");
+  fx_cascade_free(a);
+  fx_cascade_free(b);
+  free(x);
+  free(y);
+}
+
+/* dispatches, backend, uses_double, configure errors. */
+static void test_queries(void)
+{
+  fx_sos_t sos[8];
+  int K = test_sos(sos, 48000.0);
+  fx_cascade_t *c = make(2, FX_SAMPLE_F32, FX_PRECISION_SINGLE, sos, K, 1.0);
+  CHECK(strcmp(fx_cascade_backend(c), "cpu-scalar-f32") == 0, "backend %s", fx_cascade_backend(c));
+  CHECK(!fx_cascade_uses_double(c), "single uses double");
+  CHECK(fx_cascade_channels(c) == 2, "channels");
+  float buf[64] = {0};
+  fx_cascade_process(c, buf, 16);
+  fx_cascade_process(c, buf, 0);
+  fx_cascade_process(c, buf, 1);
+  CHECK(fx_cascade_dispatches(c) == 2, "dispatches %llu",
+        (unsigned long long) fx_cascade_dispatches(c));
+  fx_cascade_reset_dispatches(c);
+  CHECK(fx_cascade_dispatches(c) == 0, "dispatch reset");
+  CHECK(fx_cascade_configure(c, 2, FX_SAMPLE_F32, FX_PRECISION_AUTO) == FX_OK, "reconfigure");
+  CHECK(strcmp(fx_cascade_backend(c), "cpu-scalar-f64") == 0, "auto backend %s",
+        fx_cascade_backend(c));
+  CHECK(fx_cascade_uses_double(c), "auto uses double");
+  CHECK(fx_cascade_configure(c, 1, FX_SAMPLE_F64, FX_PRECISION_SINGLE) == FX_OK, "f64");
+  CHECK(fx_cascade_uses_double(c), "f64 always double");
+  CHECK(fx_cascade_configure(c, 0, FX_SAMPLE_F64, FX_PRECISION_AUTO) != FX_OK, "0 channels");
+  /* channel count change keeps coefficients and works */
+  CHECK(fx_cascade_configure(c, 5, FX_SAMPLE_F64, FX_PRECISION_AUTO) == FX_OK, "5 channels");
+  double d[5 * 100];
+  for (int i = 0; i < 500; i++)
+    d[i] = (i % 7) - 3.0;
+  CHECK(fx_cascade_process(c, d, 100) == 0, "process after reconfigure");
+  CHECK(fx_cascade_sections(c) == K, "sections kept over configure");
+  fx_cascade_free(c);
+
+  /* set_sections before configure */
+  fx_cascade_t *e = fx_cascade_new();
+  CHECK(fx_cascade_set_sections(e, sos, K, 1.0) == FX_OK, "set before configure");
+  CHECK(fx_cascade_configure(e, 3, FX_SAMPLE_F32, FX_PRECISION_DOUBLE) == FX_OK, "configure");
+  float f[300] = {1.0f};
+  CHECK(fx_cascade_process(e, f, 100) == 0, "process");
+  CHECK(f[0] != 0.0f && isfinite(f[99 * 3]), "filtered");
+  fx_cascade_free(e);
+  fx_cascade_free(NULL);
+}
+
+/* Denormals: a decaying tail never produces subnormal output (flush-to-zero in the kernel) and
+ * the caller's floating-point mode is restored. */
+static void test_denormals(void)
+{
+#if defined(__SSE2__) || defined(__aarch64__)
+  fx_sos_t sos[8];
+  int K = test_sos(sos, 48000.0);
+  for (int m = 0; m < NMODES; m++) {
+    const fx_sample_format_t fmt = modes[m].fmt;
+    const size_t frames = 200000;
+    void *x = calloc(frames, ssize(fmt));
+    if (fmt == FX_SAMPLE_F64)
+      ((double *) x)[0] = 1.0;
+    else
+      ((float *) x)[0] = 1.0f;
+    fx_cascade_t *c = make(1, fmt, modes[m].prec, sos, K, 1.0);
+#if defined(__SSE2__)
+    unsigned before = _mm_getcsr();
+#endif
+    fx_cascade_process(c, x, frames);
+#if defined(__SSE2__)
+    CHECK(_mm_getcsr() == before, "MXCSR not restored");
+#endif
+    size_t sub = 0;
+    for (size_t i = 0; i < frames; i++) {
+      double v = sample_at(fmt, x, i);
+      if (fmt == FX_SAMPLE_F64)
+        sub += fpclassify(v) == FP_SUBNORMAL;
+      else
+        sub += fpclassify((float) v) == FP_SUBNORMAL;
+    }
+    CHECK(sub == 0, "%s: %zu subnormal output samples", modes[m].name, sub);
+    CHECK(sample_at(fmt, x, frames - 1) == 0.0, "%s: tail did not decay to zero", modes[m].name);
+    fx_cascade_free(c);
+    free(x);
+  }
+#endif
+}
+
+int main(void)
+{
+  test_chunk_invariance();
+  test_identity_and_gain();
+  test_reset();
+  test_nonfinite();
+  test_same_coefficients();
+  test_dfi_switch();
+  test_ramp();
+  test_refused();
+  test_queries();
+  test_denormals();
+  printf("test_cascade: %d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,175 @@
+"""ctypes bindings of the SOS cascade engine (dsp/cascade.h) for the Python reference tests.
+
+Loads the same shared library as fxdsp.py: the environment variable FXDSP_LIB, by default
+``build/tests/libfxdsp_py.so`` relative to the repository root. Sections are given in scipy's
+layout, an (n, 6) array of rows ``[b0, b1, b2, a0, a1, a2]`` (rows are normalised by a0 here).
+"""
+
+import ctypes
+import os
+
+import numpy as np
+
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_LIB = os.path.join(_REPO_ROOT, "build", "tests", "libfxdsp_py.so")
+
+# fx_sample_format_t
+F32, F64 = 0, 1
+# fx_precision_t
+AUTO, SINGLE, DOUBLE = 0, 1, 2
+PRECISIONS = {"auto": AUTO, "single": SINGLE, "double": DOUBLE}
+# process() bits
+PROCESS_NONFINITE = 1
+
+# fx_status_t (same order as design.h)
+STATUS_NAMES = (
+    "FX_OK", "FX_ERR_RATE", "FX_ERR_ORDER", "FX_ERR_CUTOFF", "FX_ERR_LOWER", "FX_ERR_UPPER",
+    "FX_ERR_BAND", "FX_ERR_RIPPLE", "FX_ERR_ATTENUATION", "FX_ERR_FREQUENCY", "FX_ERR_Q",
+    "FX_ERR_GAIN", "FX_ERR_TYPE", "FX_ERR_CAPACITY", "FX_ERR_UNSTABLE", "FX_ERR_SYNTAX",
+    "FX_ERR_A0", "FX_ERR_NONFINITE",
+)
+FX_OK = 0
+FX_ERR_UNSTABLE = STATUS_NAMES.index("FX_ERR_UNSTABLE")
+
+
+class Sos(ctypes.Structure):
+    """fx_sos_t"""
+    _fields_ = [("b0", ctypes.c_double), ("b1", ctypes.c_double), ("b2", ctypes.c_double),
+                ("a1", ctypes.c_double), ("a2", ctypes.c_double)]
+
+
+class CascadeError(RuntimeError):
+    def __init__(self, status, what=""):
+        self.status = int(status)
+        self.name = STATUS_NAMES[self.status] if 0 <= self.status < len(STATUS_NAMES) else "?"
+        super().__init__("%s: %s" % (what, self.name))
+
+
+_lib = None
+
+
+def lib():
+    """The loaded library (loaded once, prototypes declared)."""
+    global _lib
+    if _lib is None:
+        path = os.environ.get("FXDSP_LIB", DEFAULT_LIB)
+        l = ctypes.CDLL(path)
+        vp, i, sz, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_double
+        l.fx_cascade_new.restype = vp
+        l.fx_cascade_new.argtypes = []
+        l.fx_cascade_free.restype = None
+        l.fx_cascade_free.argtypes = [vp]
+        l.fx_cascade_configure.restype = i
+        l.fx_cascade_configure.argtypes = [vp, i, i, i]
+        l.fx_cascade_set_sections.restype = i
+        l.fx_cascade_set_sections.argtypes = [vp, ctypes.POINTER(Sos), i, d]
+        l.fx_cascade_set_crossfade.restype = None
+        l.fx_cascade_set_crossfade.argtypes = [vp, sz]
+        l.fx_cascade_reset.restype = None
+        l.fx_cascade_reset.argtypes = [vp]
+        l.fx_cascade_process.restype = ctypes.c_uint
+        l.fx_cascade_process.argtypes = [vp, vp, sz]
+        l.fx_cascade_channels.restype = i
+        l.fx_cascade_channels.argtypes = [vp]
+        l.fx_cascade_sections.restype = i
+        l.fx_cascade_sections.argtypes = [vp]
+        l.fx_cascade_dispatches.restype = ctypes.c_uint64
+        l.fx_cascade_dispatches.argtypes = [vp]
+        l.fx_cascade_reset_dispatches.restype = None
+        l.fx_cascade_reset_dispatches.argtypes = [vp]
+        l.fx_cascade_backend.restype = ctypes.c_char_p
+        l.fx_cascade_backend.argtypes = [vp]
+        l.fx_cascade_uses_double.restype = i
+        l.fx_cascade_uses_double.argtypes = [vp]
+        _lib = l
+    return _lib
+
+
+def sos_rows(sos):
+    """scipy (n, 6) sos array -> ctypes array of fx_sos_t (normalised by a0)."""
+    sos = np.asarray(sos, dtype=np.float64).reshape(-1, 6)
+    arr = (Sos * max(1, len(sos)))()
+    for k, (b0, b1, b2, a0, a1, a2) in enumerate(sos):
+        arr[k] = Sos(b0 / a0, b1 / a0, b2 / a0, a1 / a0, a2 / a0)
+    return arr, len(sos)
+
+
+class Cascade:
+    """One engine. Data are numpy arrays of shape (frames, channels) (or (frames,) for mono),
+    float32 or float64, filtered in place by :meth:`process`."""
+
+    def __init__(self, channels, dtype=np.float64, precision="auto", sos=None, gain=1.0):
+        self._l = lib()
+        self._h = self._l.fx_cascade_new()
+        if not self._h:
+            raise MemoryError("fx_cascade_new")
+        self.dtype = np.dtype(dtype)
+        self.channels = channels
+        fmt = F32 if self.dtype == np.float32 else F64
+        st = self._l.fx_cascade_configure(self._h, channels, fmt, PRECISIONS[precision])
+        if st != FX_OK:
+            raise CascadeError(st, "configure")
+        if sos is not None:
+            self.set_sections(sos, gain)
+
+    def close(self):
+        if self._h:
+            self._l.fx_cascade_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def set_sections(self, sos, gain=1.0, check=True):
+        arr, n = sos_rows(sos)
+        st = self._l.fx_cascade_set_sections(self._h, arr, n, float(gain))
+        if check and st != FX_OK:
+            raise CascadeError(st, "set_sections")
+        return st
+
+    def set_crossfade(self, frames):
+        self._l.fx_cascade_set_crossfade(self._h, int(frames))
+
+    def reset(self):
+        self._l.fx_cascade_reset(self._h)
+
+    def process(self, x):
+        """Filters x (C-contiguous, configured dtype) in place; returns the FX_PROCESS_* bits."""
+        assert x.dtype == self.dtype and x.flags["C_CONTIGUOUS"]
+        frames = x.shape[0]
+        assert x.size == frames * self.channels
+        return self._l.fx_cascade_process(self._h, x.ctypes.data, frames)
+
+    def filter(self, x, split=None):
+        """Returns a filtered copy of x; split: None (one buffer) or a list of buffer sizes."""
+        y = np.ascontiguousarray(np.array(x, dtype=self.dtype, copy=True))
+        flags = 0
+        if split is None:
+            flags |= self.process(y)
+        else:
+            pos = 0
+            for n in split:
+                flags |= self.process(y[pos:pos + n])
+                pos += n
+            assert pos == y.shape[0]
+        self.last_flags = flags
+        return y
+
+    @property
+    def sections(self):
+        return self._l.fx_cascade_sections(self._h)
+
+    @property
+    def dispatches(self):
+        return self._l.fx_cascade_dispatches(self._h)
+
+    @property
+    def backend(self):
+        return self._l.fx_cascade_backend(self._h).decode()
+
+    @property
+    def uses_double(self):
+        return bool(self._l.fx_cascade_uses_double(self._h))
