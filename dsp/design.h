@@ -65,12 +65,12 @@ const char *fx_status_string(fx_status_t status);
 typedef struct {
   fx_family_t family;
   fx_mode_t mode;
-  int order;        /* prototype order N; band modes have 2N poles */
-  double rate;      /* sample rate, Hz */
-  double cutoff;    /* Hz, low/high-pass (Chebyshev II: the stopband edge, as scipy's Wn) */
-  double lower;     /* Hz, band modes */
-  double upper;     /* Hz, band modes */
-  double ripple;    /* dB, Chebyshev I and elliptic passband ripple */
+  int order;          /* prototype order N; band modes have 2N poles */
+  double rate;        /* sample rate, Hz */
+  double cutoff;      /* Hz, low/high-pass (Chebyshev II: the stopband edge, as scipy's Wn) */
+  double lower;       /* Hz, band modes */
+  double upper;       /* Hz, band modes */
+  double ripple;      /* dB, Chebyshev I and elliptic passband ripple */
   double attenuation; /* dB, Chebyshev II and elliptic stopband attenuation */
 } fx_iir_spec_t;
 
