@@ -1,0 +1,60 @@
+/* gst-fx — fxchebyshev1: Chebyshev type I IIR filter.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:element-fxchebyshev1
+ * @title: fxchebyshev1
+ * @short_description: Chebyshev type I IIR filter
+ *
+ * Chebyshev type I filter designed like scipy.signal.cheby1(order, ripple, Wn, btype,
+ * output='sos'): an equiripple passband with `ripple` dB of ripple, a monotonic stopband. `cutoff`
+ * is where the response leaves the ripple band.
+ *
+ * A parameter change while playing is redesigned at once and crossfaded in over about 5 ms,
+ * keeping the filter history (no clicks); every DSP property can be automated with a
+ * #GstControlSource. A value that cannot be designed for the negotiated rate (e.g. a cutoff at or
+ * above Nyquist) fails negotiation with an error naming the property, its value and the allowed
+ * range; while playing it is refused with a warning and the previous coefficients stay.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audioconvert ! fxchebyshev1 mode=high-pass
+ * cutoff=500 order=6 ripple=1 ! audioconvert ! autoaudiosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxchebyshev1.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_chebyshev1_debug);
+#define GST_CAT_DEFAULT gst_fx_chebyshev1_debug
+
+struct _GstFxChebyshev1 {
+  GstFxIirDesign parent;
+};
+
+G_DEFINE_TYPE(GstFxChebyshev1, gst_fx_chebyshev1, GST_TYPE_FX_IIR_DESIGN)
+GST_ELEMENT_REGISTER_DEFINE(fxchebyshev1, "fxchebyshev1", GST_RANK_NONE, GST_TYPE_FX_CHEBYSHEV1);
+
+static void gst_fx_chebyshev1_class_init(GstFxChebyshev1Class *klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_chebyshev1_debug, "fxchebyshev1", 0,
+                          "Chebyshev type I IIR filter");
+
+  gst_fx_iir_design_class_setup(GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV1, FX_MAX_ORDER,
+                                0.5, 40.0);
+  gst_element_class_set_static_metadata(
+      element_class, "Chebyshev type I IIR filter", "Filter/Effect/Audio",
+      "Chebyshev type I filter (equiripple passband of ripple dB), low-pass, high-pass, band-pass "
+      "or band-reject, order 1 to 64, as a second-order-sections cascade",
+      "gst-fx developers");
+}
+
+static void gst_fx_chebyshev1_init(GstFxChebyshev1 *self)
+{
+  (void) self;
+}

@@ -1,0 +1,261 @@
+/* gst-fx — fxgain: gain in dB with a click-free ramp and optional clipping.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:element-fxgain
+ * @title: fxgain
+ * @short_description: gain in dB, click-free, optional hard clip
+ *
+ * Multiplies the signal by `gain` dB. A gain change (set directly or by a #GstControlSource) is
+ * ramped linearly sample by sample over the next buffer, so it never steps or clicks. With `clip`
+ * the output is hard-clipped to [-1, 1]. At 0 dB without clipping the element is in passthrough
+ * (controllers are still synced). Inside `fxchain` a non-clipping fxgain folds into the fused
+ * cascade.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 audiotestsrc ! audioconvert ! fxgain gain=-6 ! audioconvert ! autoaudiosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxgain.h"
+
+#include "gain.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_gain_debug);
+#define GST_CAT_DEFAULT gst_fx_gain_debug
+
+#define DEFAULT_GAIN 0.0
+#define DEFAULT_CLIP FALSE
+#define MIN_GAIN (-120.0)
+#define MAX_GAIN 60.0
+
+#define DSP_PARAM_FLAGS                                                                            \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
+
+enum {
+  PROP_0,
+  PROP_GAIN,
+  PROP_CLIP,
+};
+
+struct _GstFxGain {
+  GstAudioFilter parent;
+
+  /* Settings (object lock). */
+  double gain_db;
+  gboolean clip;
+
+  /* Stream state (streaming thread). */
+  double current; /* the linear gain the last buffer ended with */
+  gboolean have_current;
+  gboolean is_f64;
+};
+
+G_DEFINE_TYPE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER)
+GST_ELEMENT_REGISTER_DEFINE(fxgain, "fxgain", GST_RANK_NONE, GST_TYPE_FX_GAIN);
+
+#define FX_GAIN_CAPS                                                                               \
+  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
+      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
+           "MAX ]"
+
+static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
+                                     GParamSpec *pspec);
+static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
+                                     GParamSpec *pspec);
+static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info);
+static gboolean gst_fx_gain_start(GstBaseTransform *trans);
+static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
+static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
+
+static void gst_fx_gain_class_init(GstFxGainClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_gain_debug, "fxgain", 0, "Gain");
+
+  gobject_class->set_property = gst_fx_gain_set_property;
+  gobject_class->get_property = gst_fx_gain_get_property;
+
+  g_object_class_install_property(
+      gobject_class, PROP_GAIN,
+      g_param_spec_double("gain", "Gain",
+                          "Gain in dB (-120..60); changes are ramped over one buffer", MIN_GAIN,
+                          MAX_GAIN, DEFAULT_GAIN, DSP_PARAM_FLAGS));
+  g_object_class_install_property(gobject_class, PROP_CLIP,
+                                  g_param_spec_boolean("clip", "Clip",
+                                                       "Hard-clip the output to [-1, 1]",
+                                                       DEFAULT_CLIP, DSP_PARAM_FLAGS));
+
+  gst_element_class_set_static_metadata(element_class, "Gain", "Filter/Effect/Audio",
+                                        "Gain in dB with a click-free per-sample ramp on "
+                                        "changes and optional hard clipping to [-1, 1]",
+                                        "gst-fx developers");
+
+  caps = gst_caps_from_string(FX_GAIN_CAPS);
+  gst_audio_filter_class_add_pad_templates(filter_class, caps);
+  gst_caps_unref(caps);
+
+  filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_gain_setup);
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_gain_start);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_gain_before_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_gain_transform_ip);
+  trans_class->transform_ip_on_passthrough = FALSE;
+}
+
+static void gst_fx_gain_init(GstFxGain *self)
+{
+  self->gain_db = DEFAULT_GAIN;
+  self->clip = DEFAULT_CLIP;
+  self->current = 1.0;
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
+}
+
+void gst_fx_gain_get_linear(GstFxGain *self, double *linear_gain, gboolean *clip)
+{
+  g_return_if_fail(GST_IS_FX_GAIN(self));
+
+  GST_OBJECT_LOCK(self);
+  if (linear_gain)
+    *linear_gain = fx_gain_db_to_linear(self->gain_db);
+  if (clip)
+    *clip = self->clip;
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
+                                     GParamSpec *pspec)
+{
+  GstFxGain *self = GST_FX_GAIN(object);
+
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+  case PROP_GAIN:
+    self->gain_db = g_value_get_double(value);
+    break;
+  case PROP_CLIP:
+    self->clip = g_value_get_boolean(value);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
+                                     GParamSpec *pspec)
+{
+  GstFxGain *self = GST_FX_GAIN(object);
+
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+  case PROP_GAIN:
+    g_value_set_double(value, self->gain_db);
+    break;
+  case PROP_CLIP:
+    g_value_set_boolean(value, self->clip);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info)
+{
+  GstFxGain *self = GST_FX_GAIN(filter);
+
+  self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  return TRUE;
+}
+
+static gboolean gst_fx_gain_start(GstBaseTransform *trans)
+{
+  GstFxGain *self = GST_FX_GAIN(trans);
+
+  self->have_current = FALSE;
+  return TRUE;
+}
+
+/* As gst-plugins-base's volume: sync the controllers to the buffer's stream time, then decide on
+ * passthrough, so automation also works while the element is in passthrough. */
+static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstFxGain *self = GST_FX_GAIN(trans);
+  GstClockTime timestamp, stream_time;
+  double target;
+  gboolean clip, passthrough;
+
+  timestamp = GST_BUFFER_TIMESTAMP(buffer);
+  stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
+
+  GST_LOG_OBJECT(self, "sync to %" GST_TIME_FORMAT, GST_TIME_ARGS(timestamp));
+
+  if (GST_CLOCK_TIME_IS_VALID(stream_time))
+    gst_object_sync_values(GST_OBJECT(self), stream_time);
+
+  GST_OBJECT_LOCK(self);
+  target = fx_gain_db_to_linear(self->gain_db);
+  clip = self->clip;
+  GST_OBJECT_UNLOCK(self);
+
+  /* Passthrough only when nothing changes: unity gain now and at the end of the last buffer. */
+  passthrough = !clip && target == 1.0 && (!self->have_current || self->current == 1.0);
+  if (passthrough != gst_base_transform_is_passthrough(trans))
+    gst_base_transform_set_passthrough(trans, passthrough);
+  if (passthrough) {
+    self->current = 1.0;
+    self->have_current = TRUE;
+  }
+}
+
+static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFxGain *self = GST_FX_GAIN(trans);
+  GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
+  gint channels = GST_AUDIO_INFO_CHANNELS(&filter->info);
+  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
+  GstMapInfo map;
+  double target, from;
+  gboolean clip;
+  size_t frames;
+
+  if (bpf == 0 || channels < 1) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  GST_OBJECT_LOCK(self);
+  target = fx_gain_db_to_linear(self->gain_db);
+  clip = self->clip;
+  GST_OBJECT_UNLOCK(self);
+
+  from = self->have_current ? self->current : target;
+
+  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
+    return GST_FLOW_ERROR;
+  }
+  frames = map.size / bpf;
+  if (frames > 0) {
+    if (self->is_f64)
+      fx_gain_apply_f64((double *) map.data, frames, channels, from, target, clip);
+    else
+      fx_gain_apply_f32((float *) map.data, frames, channels, from, target, clip);
+    self->current = target;
+    self->have_current = TRUE;
+  }
+  gst_buffer_unmap(buf, &map);
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,720 @@
+/* gst-fx — GstFxIir: base class of every IIR element.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:gstfxiir
+ * @title: GstFxIir
+ * @short_description: base class of the gst-fx IIR elements
+ *
+ * #GstFxIir is a #GstAudioFilter that runs one second-order-sections cascade of libfxdsp in
+ * place on interleaved F32 or F64 audio. Subclasses provide the design (#GstFxIirClass.design);
+ * this class handles caps, the common properties (`device`, `precision`, `dispatches`,
+ * `backend`, `scan-threshold`, `cuda-graphs`, `launches`), locking, controller sync in
+ * before_transform, click-free coefficient changes, flushes and bus messages.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxiir.h"
+
+#include <math.h>
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
+#define GST_CAT_DEFAULT gst_fx_iir_debug
+
+/* Crossfade length for coefficient changes. */
+#define FX_CROSSFADE_SECONDS 0.005
+/* Rate limit of the non-finite input warning. */
+#define FX_NONFINITE_WARN_INTERVAL GST_SECOND
+#define FX_NONFINITE_WARN_BUFFERS 1000
+
+#define DEFAULT_DEVICE GST_FX_DEVICE_AUTO
+#define DEFAULT_PRECISION GST_FX_PRECISION_AUTO
+#define DEFAULT_SCAN_THRESHOLD 0
+#define DEFAULT_CUDA_GRAPHS TRUE
+
+enum {
+  PROP_0,
+  PROP_DEVICE,
+  PROP_PRECISION,
+  PROP_DISPATCHES,
+  PROP_BACKEND,
+  PROP_SCAN_THRESHOLD,
+  PROP_CUDA_GRAPHS,
+  PROP_LAUNCHES,
+};
+
+typedef struct {
+  /* Settings, guarded by the object lock. */
+  GstFxDevice device;
+  GstFxPrecision precision;
+  guint scan_threshold;
+  gboolean cuda_graphs;
+  gint rate;         /* negotiated rate (0 = none) */
+  fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed) */
+  int n_pending;
+  gboolean have_pending;
+  gboolean reconfigure; /* precision changed: reconfigure the cascade */
+  gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
+  gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
+  gboolean cuda_warned;
+  guint serial; /* bumped by every DSP parameter change */
+  gint64 last_warning_time;
+
+  /* Stream state, guarded by engine_lock. */
+  GMutex engine_lock;
+  fx_cascade_t *cascade;
+  gboolean configured;
+  gint channels;
+  fx_sample_format_t format;
+  fx_sos_t *current; /* what the cascade runs (for reconfiguration) */
+  int n_current;
+  gboolean nonfinite_warned;
+  GstClockTime nonfinite_last_ts;
+  guint nonfinite_buffers_since;
+  guint nonfinite_count;
+} GstFxIirPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER)
+
+#define PRIV(self) ((GstFxIirPrivate *) gst_fx_iir_get_instance_private(GST_FX_IIR(self)))
+
+GType gst_fx_device_get_type(void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_FX_DEVICE_AUTO, "Fastest backend for the negotiated shape (CPU without a GPU)", "auto"},
+      {GST_FX_DEVICE_CPU, "CPU", "cpu"},
+      {GST_FX_DEVICE_CUDA, "NVIDIA GPU through CUDA", "cuda"},
+      {0, NULL, NULL},
+  };
+  if (g_once_init_enter(&type)) {
+    GType t = g_enum_register_static("GstFxDevice", values);
+    g_once_init_leave(&type, t);
+  }
+  return type;
+}
+
+GType gst_fx_precision_get_type(void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_FX_PRECISION_AUTO, "Double whenever single precision could be unstable or inaccurate",
+       "auto"},
+      {GST_FX_PRECISION_SINGLE, "Single precision for F32 streams", "single"},
+      {GST_FX_PRECISION_DOUBLE, "Double precision", "double"},
+      {0, NULL, NULL},
+  };
+  if (g_once_init_enter(&type)) {
+    GType t = g_enum_register_static("GstFxPrecision", values);
+    g_once_init_leave(&type, t);
+  }
+  return type;
+}
+
+static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue *value,
+                                    GParamSpec *pspec);
+static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *value,
+                                    GParamSpec *pspec);
+static void gst_fx_iir_finalize(GObject *object);
+static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *info);
+static gboolean gst_fx_iir_start(GstBaseTransform *trans);
+static gboolean gst_fx_iir_stop(GstBaseTransform *trans);
+static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
+static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
+
+#define FX_IIR_CAPS                                                                                \
+  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
+      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
+           "MAX ]"
+
+static void gst_fx_iir_class_init(GstFxIirClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_iir_debug, "fxiir", 0, "gst-fx IIR base class");
+
+  gobject_class->set_property = gst_fx_iir_set_property;
+  gobject_class->get_property = gst_fx_iir_get_property;
+  gobject_class->finalize = gst_fx_iir_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_DEVICE,
+      g_param_spec_enum("device", "Device",
+                        "Where the cascade runs: auto (the faster backend for the negotiated "
+                        "shape, the CPU when there is no GPU), cpu or cuda",
+                        GST_TYPE_FX_DEVICE, DEFAULT_DEVICE,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      gobject_class, PROP_PRECISION,
+      g_param_spec_enum("precision", "Precision",
+                        "Internal arithmetic for F32 streams (F64 streams always run in double); "
+                        "changing it while playing resets the filter history",
+                        GST_TYPE_FX_PRECISION, DEFAULT_PRECISION,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      gobject_class, PROP_DISPATCHES,
+      g_param_spec_uint64("dispatches", "Dispatches",
+                          "Calls into the processing backend since start (one per buffer)", 0,
+                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      gobject_class, PROP_BACKEND,
+      g_param_spec_string("backend", "Backend",
+                          "What runs now, e.g. cpu-scalar-f64 (\"none\" before negotiation)", NULL,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      gobject_class, PROP_SCAN_THRESHOLD,
+      g_param_spec_uint("scan-threshold", "Scan threshold",
+                        "Buffers at least this long (frames per channel) use the time-parallel "
+                        "scan on the GPU (0 = automatic)",
+                        0, G_MAXUINT, DEFAULT_SCAN_THRESHOLD,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      gobject_class, PROP_CUDA_GRAPHS,
+      g_param_spec_boolean("cuda-graphs", "CUDA graphs",
+                           "Replay a captured CUDA graph per fixed buffer shape",
+                           DEFAULT_CUDA_GRAPHS,
+                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      gobject_class, PROP_LAUNCHES,
+      g_param_spec_uint64("launches", "Launches",
+                          "CUDA launches issued since start (a graph replay counts as one)", 0,
+                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  caps = gst_caps_from_string(FX_IIR_CAPS);
+  gst_audio_filter_class_add_pad_templates(filter_class, caps);
+  gst_caps_unref(caps);
+
+  filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_iir_setup);
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_iir_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_iir_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_iir_sink_event);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_iir_before_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_iir_transform_ip);
+  trans_class->transform_ip_on_passthrough = FALSE;
+
+  klass->max_sections = FX_DESIGN_MAX_SECTIONS;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_IIR, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_DEVICE, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_PRECISION, 0);
+}
+
+static void gst_fx_iir_init(GstFxIir *self)
+{
+  GstFxIirPrivate *priv = PRIV(self);
+
+  priv->device = DEFAULT_DEVICE;
+  priv->precision = DEFAULT_PRECISION;
+  priv->scan_threshold = DEFAULT_SCAN_THRESHOLD;
+  priv->cuda_graphs = DEFAULT_CUDA_GRAPHS;
+  priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
+  g_mutex_init(&priv->engine_lock);
+  priv->cascade = fx_cascade_new();
+
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  gst_base_transform_set_gap_aware(GST_BASE_TRANSFORM(self), FALSE);
+}
+
+static void gst_fx_iir_finalize(GObject *object)
+{
+  GstFxIirPrivate *priv = PRIV(object);
+
+  fx_cascade_free(priv->cascade);
+  g_free(priv->pending);
+  g_free(priv->current);
+  g_free(priv->last_warning);
+  g_free(priv->last_error);
+  g_mutex_clear(&priv->engine_lock);
+
+  G_OBJECT_CLASS(gst_fx_iir_parent_class)->finalize(object);
+}
+
+static fx_precision_t to_fx_precision(GstFxPrecision p)
+{
+  switch (p) {
+  case GST_FX_PRECISION_SINGLE:
+    return FX_PRECISION_SINGLE;
+  case GST_FX_PRECISION_DOUBLE:
+    return FX_PRECISION_DOUBLE;
+  default:
+    return FX_PRECISION_AUTO;
+  }
+}
+
+gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate)
+{
+  return g_strdup_printf("%s=%g Hz is out of range: must be inside (0, %g) Hz for rate %g Hz",
+                         property, value, rate / 2.0, rate);
+}
+
+gchar *gst_fx_iir_describe_status(fx_status_t status)
+{
+  return g_strdup(fx_status_string(status));
+}
+
+/* Designs with the object lock held. Returns a g_malloc'ed array or NULL with *error set. */
+static fx_sos_t *design_locked(GstFxIir *self, double rate, int *n, gchar **error)
+{
+  GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
+  int cap = klass->max_sections > 0 ? klass->max_sections : FX_DESIGN_MAX_SECTIONS;
+  fx_sos_t *sos = g_new0(fx_sos_t, cap);
+  gchar *err = NULL;
+
+  *n = 0;
+  if (!klass->design) {
+    err = g_strdup("no design function");
+  } else if (!klass->design(self, rate, sos, cap, n, &err)) {
+    if (!err)
+      err = g_strdup("the filter could not be designed");
+  } else if (*n < 0 || *n > cap) {
+    err = g_strdup_printf("design produced %d sections (at most %d allowed)", *n, cap);
+  }
+  if (err) {
+    g_free(sos);
+    *n = 0;
+    if (error)
+      *error = err;
+    else
+      g_free(err);
+    return NULL;
+  }
+  return sos;
+}
+
+gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
+                                 gchar **error)
+{
+  fx_sos_t *s;
+  int n = 0;
+
+  g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
+  g_return_val_if_fail(sos != NULL && n_sections != NULL, FALSE);
+
+  GST_OBJECT_LOCK(self);
+  s = design_locked(self, rate, &n, error);
+  GST_OBJECT_UNLOCK(self);
+  *sos = s;
+  *n_sections = n;
+  return s != NULL;
+}
+
+guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
+{
+  guint serial;
+
+  g_return_val_if_fail(GST_IS_FX_IIR(self), 0);
+  GST_OBJECT_LOCK(self);
+  serial = PRIV(self)->serial;
+  GST_OBJECT_UNLOCK(self);
+  return serial;
+}
+
+gint gst_fx_iir_get_rate(GstFxIir *self)
+{
+  gint rate;
+
+  g_return_val_if_fail(GST_IS_FX_IIR(self), 0);
+  GST_OBJECT_LOCK(self);
+  rate = PRIV(self)->rate;
+  GST_OBJECT_UNLOCK(self);
+  return rate;
+}
+
+void gst_fx_iir_parameters_changed(GstFxIir *self)
+{
+  GstFxIirPrivate *priv = PRIV(self);
+  gchar *err = NULL, *warn = NULL;
+
+  GST_OBJECT_LOCK(self);
+  priv->serial++;
+  if (priv->rate > 0) {
+    int n = 0;
+    fx_sos_t *sos = design_locked(self, priv->rate, &n, &err);
+    if (sos) {
+      g_free(priv->pending);
+      priv->pending = sos;
+      priv->n_pending = n;
+      priv->have_pending = TRUE;
+      g_clear_pointer(&priv->last_warning, g_free);
+    } else {
+      /* Rate limit, so automation through an invalid range does not flood the bus: after an
+       * accepted change the first refusal is posted; then at most one per second, never the
+       * same text twice in a row. */
+      gint64 now = g_get_monotonic_time();
+      if (!priv->last_warning || (g_strcmp0(err, priv->last_warning) != 0 &&
+                                  now - priv->last_warning_time >= G_USEC_PER_SEC)) {
+        g_free(priv->last_warning);
+        priv->last_warning = g_strdup(err);
+        priv->last_warning_time = now;
+        warn = err;
+        err = NULL;
+      }
+    }
+  }
+  GST_OBJECT_UNLOCK(self);
+
+  if (warn) {
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("%s", warn),
+                        ("parameter change refused; the previous coefficients stay in use"));
+    g_free(warn);
+  } else if (err) {
+    GST_DEBUG_OBJECT(self, "parameter change refused (warning rate-limited): %s", err);
+  }
+  g_free(err);
+}
+
+static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue *value,
+                                    GParamSpec *pspec)
+{
+  GstFxIir *self = GST_FX_IIR(object);
+  GstFxIirPrivate *priv = PRIV(self);
+
+  switch (prop_id) {
+  case PROP_DEVICE:
+    GST_OBJECT_LOCK(self);
+    priv->device = g_value_get_enum(value);
+    priv->cuda_warned = FALSE;
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_PRECISION:
+    GST_OBJECT_LOCK(self);
+    if (priv->precision != (GstFxPrecision) g_value_get_enum(value)) {
+      priv->precision = g_value_get_enum(value);
+      priv->reconfigure = TRUE;
+    }
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_SCAN_THRESHOLD:
+    GST_OBJECT_LOCK(self);
+    priv->scan_threshold = g_value_get_uint(value);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_CUDA_GRAPHS:
+    GST_OBJECT_LOCK(self);
+    priv->cuda_graphs = g_value_get_boolean(value);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+}
+
+static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *value,
+                                    GParamSpec *pspec)
+{
+  GstFxIir *self = GST_FX_IIR(object);
+  GstFxIirPrivate *priv = PRIV(self);
+
+  switch (prop_id) {
+  case PROP_DEVICE:
+    GST_OBJECT_LOCK(self);
+    g_value_set_enum(value, priv->device);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_PRECISION:
+    GST_OBJECT_LOCK(self);
+    g_value_set_enum(value, priv->precision);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_SCAN_THRESHOLD:
+    GST_OBJECT_LOCK(self);
+    g_value_set_uint(value, priv->scan_threshold);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_CUDA_GRAPHS:
+    GST_OBJECT_LOCK(self);
+    g_value_set_boolean(value, priv->cuda_graphs);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_DISPATCHES:
+    g_mutex_lock(&priv->engine_lock);
+    g_value_set_uint64(value, fx_cascade_dispatches(priv->cascade));
+    g_mutex_unlock(&priv->engine_lock);
+    break;
+  case PROP_BACKEND:
+    g_mutex_lock(&priv->engine_lock);
+    g_value_set_string(value, priv->configured ? fx_cascade_backend(priv->cascade) : "none");
+    g_mutex_unlock(&priv->engine_lock);
+    break;
+  case PROP_LAUNCHES:
+    /* No CUDA backend yet. */
+    g_value_set_uint64(value, 0);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+}
+
+/* engine_lock held. */
+static void reset_stream_locked(GstFxIirPrivate *priv)
+{
+  fx_cascade_reset(priv->cascade);
+  /* History is gone, so the current sections apply at once again (no crossfade from zero). */
+  if (priv->configured && priv->current)
+    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, 1.0);
+  priv->nonfinite_warned = FALSE;
+  priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
+  priv->nonfinite_buffers_since = 0;
+  priv->nonfinite_count = 0;
+}
+
+static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *info)
+{
+  GstFxIir *self = GST_FX_IIR(filter);
+  GstFxIirPrivate *priv = PRIV(self);
+  gint rate = GST_AUDIO_INFO_RATE(info);
+  gint channels = GST_AUDIO_INFO_CHANNELS(info);
+  GstAudioFormat afmt = GST_AUDIO_INFO_FORMAT(info);
+  fx_sample_format_t format;
+  GstFxPrecision precision;
+  fx_sos_t *sos;
+  gchar *err = NULL;
+  fx_status_t st;
+  int n = 0;
+
+  if (afmt == GST_AUDIO_FORMAT_F64)
+    format = FX_SAMPLE_F64;
+  else if (afmt == GST_AUDIO_FORMAT_F32)
+    format = FX_SAMPLE_F32;
+  else {
+    GST_ERROR_OBJECT(self, "unsupported format %s", gst_audio_format_to_string(afmt));
+    return FALSE;
+  }
+
+  g_mutex_lock(&priv->engine_lock);
+  GST_OBJECT_LOCK(self);
+  precision = priv->precision;
+  priv->reconfigure = FALSE;
+  sos = design_locked(self, rate, &n, &err);
+  if (sos) {
+    priv->rate = rate;
+    g_clear_pointer(&priv->pending, g_free);
+    priv->have_pending = FALSE;
+    g_clear_pointer(&priv->last_warning, g_free);
+    g_clear_pointer(&priv->last_error, g_free);
+  } else {
+    priv->rate = 0;
+  }
+  GST_OBJECT_UNLOCK(self);
+
+  if (!sos) {
+    gboolean repeat;
+    priv->configured = FALSE;
+    GST_OBJECT_LOCK(self);
+    repeat = g_strcmp0(priv->last_error, err) == 0;
+    if (!repeat) {
+      g_free(priv->last_error);
+      priv->last_error = g_strdup(err);
+    }
+    GST_OBJECT_UNLOCK(self);
+    g_mutex_unlock(&priv->engine_lock);
+    if (repeat)
+      GST_DEBUG_OBJECT(self, "same negotiation error again: %s", err);
+    else
+      GST_ELEMENT_ERROR(
+          self, LIBRARY, SETTINGS, ("%s", err),
+          ("cannot negotiate %d Hz, %d channel(s): the filter cannot be designed", rate, channels));
+    g_free(err);
+    return FALSE;
+  }
+
+  st = fx_cascade_configure(priv->cascade, channels, format, to_fx_precision(precision));
+  if (st == FX_OK)
+    st = fx_cascade_set_sections(priv->cascade, sos, n, 1.0);
+  if (st != FX_OK) {
+    priv->configured = FALSE;
+    g_free(sos);
+    g_mutex_unlock(&priv->engine_lock);
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                      ("the filter cannot run at %d Hz with %d channel(s): %s", rate, channels,
+                       fx_status_string(st)),
+                      (NULL));
+    return FALSE;
+  }
+  fx_cascade_set_crossfade(priv->cascade, MAX(1, (size_t) lround(rate * FX_CROSSFADE_SECONDS)));
+  g_free(priv->current);
+  priv->current = sos;
+  priv->n_current = n;
+  priv->channels = channels;
+  priv->format = format;
+  priv->configured = TRUE;
+  GST_INFO_OBJECT(self, "configured %d Hz, %d channel(s), %s, %d section(s), backend %s", rate,
+                  channels, format == FX_SAMPLE_F64 ? "F64" : "F32", n,
+                  fx_cascade_backend(priv->cascade));
+  g_mutex_unlock(&priv->engine_lock);
+  return TRUE;
+}
+
+static gboolean gst_fx_iir_start(GstBaseTransform *trans)
+{
+  GstFxIirPrivate *priv = PRIV(trans);
+
+  g_mutex_lock(&priv->engine_lock);
+  reset_stream_locked(priv);
+  fx_cascade_reset_dispatches(priv->cascade);
+  g_mutex_unlock(&priv->engine_lock);
+  GST_OBJECT_LOCK(trans);
+  priv->cuda_warned = FALSE;
+  g_clear_pointer(&priv->last_error, g_free);
+  GST_OBJECT_UNLOCK(trans);
+  return TRUE;
+}
+
+static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
+{
+  GstFxIirPrivate *priv = PRIV(trans);
+
+  g_mutex_lock(&priv->engine_lock);
+  reset_stream_locked(priv);
+  priv->configured = FALSE;
+  g_mutex_unlock(&priv->engine_lock);
+  GST_OBJECT_LOCK(trans);
+  priv->rate = 0;
+  g_clear_pointer(&priv->pending, g_free);
+  priv->have_pending = FALSE;
+  g_clear_pointer(&priv->last_warning, g_free);
+  g_clear_pointer(&priv->last_error, g_free);
+  GST_OBJECT_UNLOCK(trans);
+  return TRUE;
+}
+
+static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstFxIirPrivate *priv = PRIV(trans);
+
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+    GST_DEBUG_OBJECT(trans, "flush: resetting the filter history");
+    g_mutex_lock(&priv->engine_lock);
+    reset_stream_locked(priv);
+    g_mutex_unlock(&priv->engine_lock);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_iir_parent_class)->sink_event(trans, event);
+}
+
+/* As gst-plugins-base's volume: sync controlled properties to the buffer's stream time, so
+ * automation also works while the element is in passthrough. */
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstClockTime timestamp, stream_time;
+
+  timestamp = GST_BUFFER_TIMESTAMP(buffer);
+  stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
+
+  GST_LOG_OBJECT(trans, "sync to %" GST_TIME_FORMAT, GST_TIME_ARGS(timestamp));
+
+  if (GST_CLOCK_TIME_IS_VALID(stream_time))
+    gst_object_sync_values(GST_OBJECT(trans), stream_time);
+}
+
+static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFxIir *self = GST_FX_IIR(trans);
+  GstFxIirPrivate *priv = PRIV(self);
+  GstMapInfo map;
+  fx_sos_t *pending = NULL;
+  int n_pending = 0;
+  gboolean reconfigure, warn_cuda = FALSE, warn_nonfinite = FALSE;
+  GstFxPrecision precision;
+  unsigned flags;
+  guint count = 0;
+  gsize bpf;
+  size_t frames;
+  GstClockTime ts = GST_BUFFER_PTS(buf);
+
+  bpf = GST_AUDIO_INFO_BPF(&GST_AUDIO_FILTER(self)->info);
+  if (bpf == 0) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
+    return GST_FLOW_ERROR;
+  }
+  frames = map.size / bpf;
+
+  g_mutex_lock(&priv->engine_lock);
+  if (!priv->configured) {
+    g_mutex_unlock(&priv->engine_lock);
+    gst_buffer_unmap(buf, &map);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("the filter is not configured"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  GST_OBJECT_LOCK(self);
+  if (priv->have_pending) {
+    pending = priv->pending;
+    n_pending = priv->n_pending;
+    priv->pending = NULL;
+    priv->have_pending = FALSE;
+  }
+  reconfigure = priv->reconfigure;
+  priv->reconfigure = FALSE;
+  precision = priv->precision;
+  if (priv->device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
+    priv->cuda_warned = TRUE;
+    warn_cuda = TRUE;
+  }
+  GST_OBJECT_UNLOCK(self);
+
+  if (reconfigure) {
+    GST_INFO_OBJECT(self, "precision changed: reconfiguring (history reset)");
+    fx_cascade_configure(priv->cascade, priv->channels, priv->format, to_fx_precision(precision));
+    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, 1.0);
+  }
+  if (pending) {
+    fx_status_t st = fx_cascade_set_sections(priv->cascade, pending, n_pending, 1.0);
+    if (st == FX_OK) {
+      g_free(priv->current);
+      priv->current = pending;
+      priv->n_current = n_pending;
+      pending = NULL;
+    } else {
+      GST_WARNING_OBJECT(self, "new sections refused by the engine: %s", fx_status_string(st));
+    }
+  }
+
+  flags = fx_cascade_process(priv->cascade, map.data, frames);
+
+  priv->nonfinite_buffers_since++;
+  if (flags & FX_PROCESS_NONFINITE) {
+    priv->nonfinite_count++;
+    if (!priv->nonfinite_warned)
+      warn_nonfinite = TRUE;
+    else if (GST_CLOCK_TIME_IS_VALID(ts) && GST_CLOCK_TIME_IS_VALID(priv->nonfinite_last_ts))
+      warn_nonfinite = ts >= priv->nonfinite_last_ts + FX_NONFINITE_WARN_INTERVAL;
+    else
+      warn_nonfinite = priv->nonfinite_buffers_since >= FX_NONFINITE_WARN_BUFFERS;
+    if (warn_nonfinite) {
+      priv->nonfinite_warned = TRUE;
+      priv->nonfinite_last_ts = ts;
+      priv->nonfinite_buffers_since = 0;
+      count = priv->nonfinite_count;
+      priv->nonfinite_count = 0;
+    }
+  }
+  g_mutex_unlock(&priv->engine_lock);
+  gst_buffer_unmap(buf, &map);
+  g_free(pending);
+
+  if (warn_cuda) {
+    GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND,
+                        ("device=cuda: the CUDA backend is not built into this plugin; "
+                         "processing continues on the CPU"),
+                        ("CUDA backend not built"));
+  }
+  if (warn_nonfinite) {
+    GST_ELEMENT_WARNING(self, STREAM, FAILED,
+                        ("NaN or Inf in the input: the filter state was reset"),
+                        ("%u buffer(s) with non-finite samples since the last warning", count));
+  }
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,93 @@
+/* gst-fx — GstFxIir: base class of every IIR element (a GstAudioFilter around one SOS cascade).
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef GST_FX_IIR_H
+#define GST_FX_IIR_H
+
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/audio/gstaudiofilter.h>
+
+#include "cascade.h"
+#include "design.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GstFxDevice:
+ * @GST_FX_DEVICE_AUTO: the faster backend for the negotiated shape (the CPU when there is no GPU)
+ * @GST_FX_DEVICE_CPU: always the CPU
+ * @GST_FX_DEVICE_CUDA: an NVIDIA GPU through CUDA (falls back to the CPU with a warning)
+ */
+typedef enum {
+  GST_FX_DEVICE_AUTO = 0,
+  GST_FX_DEVICE_CPU,
+  GST_FX_DEVICE_CUDA,
+} GstFxDevice;
+
+/**
+ * GstFxPrecision:
+ * @GST_FX_PRECISION_AUTO: double whenever single precision could be unstable or inaccurate
+ * @GST_FX_PRECISION_SINGLE: single-precision arithmetic for F32 streams
+ * @GST_FX_PRECISION_DOUBLE: double-precision arithmetic
+ */
+typedef enum {
+  GST_FX_PRECISION_AUTO = 0,
+  GST_FX_PRECISION_SINGLE,
+  GST_FX_PRECISION_DOUBLE,
+} GstFxPrecision;
+
+#define GST_TYPE_FX_DEVICE (gst_fx_device_get_type())
+GType gst_fx_device_get_type(void);
+#define GST_TYPE_FX_PRECISION (gst_fx_precision_get_type())
+GType gst_fx_precision_get_type(void);
+
+#define GST_TYPE_FX_IIR (gst_fx_iir_get_type())
+G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
+
+/**
+ * GstFxIirClass:
+ * @design: designs the cascade for sample rate @rate into @sos (room for @capacity sections) and
+ *   sets *@n_sections. Called with the object lock held; must not post messages or take other
+ *   locks. On failure returns %FALSE and sets *@error to a newly allocated message that names the
+ *   property, its value and the allowed range.
+ * @max_sections: the most sections @design can produce (set in class_init; default
+ *   FX_DESIGN_MAX_SECTIONS).
+ */
+struct _GstFxIirClass {
+  GstAudioFilterClass parent_class;
+
+  gboolean (*design)(GstFxIir *self, double rate, fx_sos_t *sos, int capacity, int *n_sections,
+                     gchar **error);
+  int max_sections;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+/* Designs the element's current sections for sample rate @rate without touching the streaming
+ * state (for fxchain and tools). On success *@sos is a g_malloc'ed array of *@n_sections
+ * sections (free with g_free). On failure returns FALSE and, when @error is not NULL, sets it to a
+ * message naming the property, its value and the allowed range. Thread-safe. */
+gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
+                                 gchar **error);
+
+/* Subclasses call this after changing a DSP parameter (without holding the object lock). When the
+ * rate is known the sections are redesigned at once and installed on the next buffer; when the
+ * new parameters are invalid an element warning names the property, value and range, and the
+ * previous coefficients stay. */
+void gst_fx_iir_parameters_changed(GstFxIir *self);
+
+/* A counter that changes whenever a DSP parameter changes (valid or not), so that a container
+ * (fxchain) can tell cheaply, per buffer, whether to call gst_fx_iir_get_sections() again. */
+guint gst_fx_iir_get_parameters_serial(GstFxIir *self);
+
+/* The negotiated sample rate, or 0 when none. */
+gint gst_fx_iir_get_rate(GstFxIir *self);
+
+/* Helpers for subclasses' error messages (newly allocated). */
+gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate);
+gchar *gst_fx_iir_describe_status(fx_status_t status);
+
+G_END_DECLS
+
+#endif

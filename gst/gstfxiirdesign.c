@@ -1,0 +1,322 @@
+/* gst-fx — GstFxIirDesign: shared base of fxbutterworth, fxchebyshev1, fxchebyshev2, fxelliptic.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxiirdesign.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_design_debug);
+#define GST_CAT_DEFAULT gst_fx_iir_design_debug
+
+#define DEFAULT_MODE GST_FX_FILTER_MODE_LOW_PASS
+#define DEFAULT_CUTOFF 1000.0
+#define DEFAULT_LOWER 500.0
+#define DEFAULT_UPPER 2000.0
+#define DEFAULT_ORDER 4
+#define DEFAULT_RIPPLE 0.5
+#define DEFAULT_ATTENUATION 40.0
+
+#define MIN_RIPPLE 0.001
+#define MAX_RIPPLE 40.0
+#define MIN_ATTENUATION 0.1
+#define MAX_ATTENUATION 200.0
+
+enum {
+  PROP_0,
+  PROP_MODE,
+  PROP_CUTOFF,
+  PROP_LOWER,
+  PROP_UPPER,
+  PROP_ORDER,
+  PROP_RIPPLE,
+  PROP_ATTENUATION,
+};
+
+typedef struct {
+  GstFxFilterMode mode;
+  double cutoff, lower, upper, ripple, attenuation;
+  int order;
+} GstFxIirDesignPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIirDesign, gst_fx_iir_design, GST_TYPE_FX_IIR)
+
+#define PRIV(self)                                                                                 \
+  ((GstFxIirDesignPrivate *) gst_fx_iir_design_get_instance_private(GST_FX_IIR_DESIGN(self)))
+
+#define DSP_PARAM_FLAGS                                                                            \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
+
+GType gst_fx_filter_mode_get_type(void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_FX_FILTER_MODE_LOW_PASS, "Low-pass at cutoff", "low-pass"},
+      {GST_FX_FILTER_MODE_HIGH_PASS, "High-pass at cutoff", "high-pass"},
+      {GST_FX_FILTER_MODE_BAND_PASS, "Band-pass from lower-frequency to upper-frequency",
+       "band-pass"},
+      {GST_FX_FILTER_MODE_BAND_REJECT, "Band-reject from lower-frequency to upper-frequency",
+       "band-reject"},
+      {0, NULL, NULL},
+  };
+  if (g_once_init_enter(&type)) {
+    GType t = g_enum_register_static("GstFxFilterMode", values);
+    g_once_init_leave(&type, t);
+  }
+  return type;
+}
+
+static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
+                                           GParamSpec *pspec);
+static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
+                                           GParamSpec *pspec);
+static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
+                                         int *n_sections, gchar **error);
+
+static void gst_fx_iir_design_class_init(GstFxIirDesignClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstFxIirClass *iir_class = GST_FX_IIR_CLASS(klass);
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_iir_design_debug, "fxiirdesign", 0,
+                          "gst-fx IIR design base class");
+
+  gobject_class->set_property = gst_fx_iir_design_set_property;
+  gobject_class->get_property = gst_fx_iir_design_get_property;
+  iir_class->design = gst_fx_iir_design_design;
+  iir_class->max_sections = FX_DESIGN_MAX_SECTIONS;
+  klass->family = FX_FAMILY_BUTTERWORTH;
+  klass->max_order = FX_MAX_ORDER;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_IIR_DESIGN, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_FILTER_MODE, 0);
+}
+
+static void gst_fx_iir_design_init(GstFxIirDesign *self)
+{
+  GstFxIirDesignPrivate *priv = PRIV(self);
+
+  priv->mode = DEFAULT_MODE;
+  priv->cutoff = DEFAULT_CUTOFF;
+  priv->lower = DEFAULT_LOWER;
+  priv->upper = DEFAULT_UPPER;
+  priv->order = DEFAULT_ORDER;
+  priv->ripple = DEFAULT_RIPPLE;
+  priv->attenuation = DEFAULT_ATTENUATION;
+}
+
+void gst_fx_iir_design_set_defaults(GstFxIirDesign *self, double ripple, double attenuation)
+{
+  GstFxIirDesignPrivate *priv = PRIV(self);
+
+  priv->ripple = ripple;
+  priv->attenuation = attenuation;
+}
+
+void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t family, int max_order,
+                                   double default_ripple, double default_attenuation)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  gchar *blurb;
+
+  klass->family = family;
+  klass->max_order = max_order;
+  /* GObject does not inherit set_property/get_property: the subclass owns these properties. */
+  gobject_class->set_property = gst_fx_iir_design_set_property;
+  gobject_class->get_property = gst_fx_iir_design_get_property;
+
+  g_object_class_install_property(
+      gobject_class, PROP_MODE,
+      g_param_spec_enum("mode", "Mode",
+                        "Filter mode: low-pass or high-pass at cutoff, band-pass or band-reject "
+                        "between lower-frequency and upper-frequency",
+                        GST_TYPE_FX_FILTER_MODE, DEFAULT_MODE, DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_CUTOFF,
+      g_param_spec_double("cutoff", "Cutoff",
+                          family == FX_FAMILY_CHEBYSHEV2
+                              ? "Stopband edge in Hz for low-pass and high-pass (as scipy's Wn); "
+                                "must be inside (0, rate/2)"
+                              : "Cutoff frequency in Hz for low-pass and high-pass (-3 dB for "
+                                "Butterworth, end of the ripple band otherwise); must be inside "
+                                "(0, rate/2)",
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_LOWER,
+      g_param_spec_double("lower-frequency", "Lower frequency",
+                          "Lower band edge in Hz for band-pass and band-reject; must be inside "
+                          "(0, upper-frequency)",
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_LOWER, DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_UPPER,
+      g_param_spec_double("upper-frequency", "Upper frequency",
+                          "Upper band edge in Hz for band-pass and band-reject; must be inside "
+                          "(lower-frequency, rate/2)",
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_UPPER, DSP_PARAM_FLAGS));
+  blurb = g_strdup_printf("Filter order 1..%d (band modes have twice as many poles)", max_order);
+  g_object_class_install_property(gobject_class, PROP_ORDER,
+                                  g_param_spec_int("order", "Order", g_intern_string(blurb), 1,
+                                                   max_order, MIN(DEFAULT_ORDER, max_order),
+                                                   DSP_PARAM_FLAGS));
+  g_free(blurb);
+  if (family == FX_FAMILY_CHEBYSHEV1 || family == FX_FAMILY_ELLIPTIC) {
+    g_object_class_install_property(
+        gobject_class, PROP_RIPPLE,
+        g_param_spec_double("ripple", "Ripple", "Passband ripple in dB (0.001..40)", MIN_RIPPLE,
+                            MAX_RIPPLE, default_ripple, DSP_PARAM_FLAGS));
+  }
+  if (family == FX_FAMILY_CHEBYSHEV2 || family == FX_FAMILY_ELLIPTIC) {
+    g_object_class_install_property(
+        gobject_class, PROP_ATTENUATION,
+        g_param_spec_double(
+            "attenuation", "Attenuation",
+            family == FX_FAMILY_ELLIPTIC ? "Stopband attenuation in dB (0.1..200, more than ripple)"
+                                         : "Stopband attenuation in dB (0.1..200)",
+            MIN_ATTENUATION, MAX_ATTENUATION, default_attenuation, DSP_PARAM_FLAGS));
+  }
+}
+
+static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
+                                           GParamSpec *pspec)
+{
+  GstFxIirDesignPrivate *priv = PRIV(object);
+
+  GST_OBJECT_LOCK(object);
+  switch (prop_id) {
+  case PROP_MODE:
+    priv->mode = g_value_get_enum(value);
+    break;
+  case PROP_CUTOFF:
+    priv->cutoff = g_value_get_double(value);
+    break;
+  case PROP_LOWER:
+    priv->lower = g_value_get_double(value);
+    break;
+  case PROP_UPPER:
+    priv->upper = g_value_get_double(value);
+    break;
+  case PROP_ORDER:
+    priv->order = g_value_get_int(value);
+    break;
+  case PROP_RIPPLE:
+    priv->ripple = g_value_get_double(value);
+    break;
+  case PROP_ATTENUATION:
+    priv->attenuation = g_value_get_double(value);
+    break;
+  default:
+    GST_OBJECT_UNLOCK(object);
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    return;
+  }
+  GST_OBJECT_UNLOCK(object);
+  gst_fx_iir_parameters_changed(GST_FX_IIR(object));
+}
+
+static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
+                                           GParamSpec *pspec)
+{
+  GstFxIirDesignPrivate *priv = PRIV(object);
+
+  GST_OBJECT_LOCK(object);
+  switch (prop_id) {
+  case PROP_MODE:
+    g_value_set_enum(value, priv->mode);
+    break;
+  case PROP_CUTOFF:
+    g_value_set_double(value, priv->cutoff);
+    break;
+  case PROP_LOWER:
+    g_value_set_double(value, priv->lower);
+    break;
+  case PROP_UPPER:
+    g_value_set_double(value, priv->upper);
+    break;
+  case PROP_ORDER:
+    g_value_set_int(value, priv->order);
+    break;
+  case PROP_RIPPLE:
+    g_value_set_double(value, priv->ripple);
+    break;
+  case PROP_ATTENUATION:
+    g_value_set_double(value, priv->attenuation);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+  GST_OBJECT_UNLOCK(object);
+}
+
+/* Called with the object lock held. */
+static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
+                                         int *n_sections, gchar **error)
+{
+  GstFxIirDesign *self = GST_FX_IIR_DESIGN(iir);
+  GstFxIirDesignClass *klass = GST_FX_IIR_DESIGN_GET_CLASS(self);
+  GstFxIirDesignPrivate *priv = PRIV(self);
+  fx_iir_spec_t spec = {
+      .family = klass->family,
+      .mode = (fx_mode_t) priv->mode,
+      .order = priv->order,
+      .rate = rate,
+      .cutoff = priv->cutoff,
+      .lower = priv->lower,
+      .upper = priv->upper,
+      .ripple = priv->ripple,
+      .attenuation = priv->attenuation,
+  };
+  fx_status_t st;
+
+  if (priv->order < 1 || priv->order > klass->max_order) {
+    *error =
+        g_strdup_printf("order=%d is out of range: must be 1..%d", priv->order, klass->max_order);
+    return FALSE;
+  }
+  st = fx_iir_spec_check(&spec);
+  if (st == FX_OK)
+    st = fx_design_iir(&spec, sos, capacity, n_sections);
+
+  switch (st) {
+  case FX_OK:
+    return TRUE;
+  case FX_ERR_CUTOFF:
+    *error = gst_fx_iir_describe_frequency("cutoff", priv->cutoff, rate);
+    break;
+  case FX_ERR_LOWER:
+    *error = gst_fx_iir_describe_frequency("lower-frequency", priv->lower, rate);
+    break;
+  case FX_ERR_UPPER:
+    *error = gst_fx_iir_describe_frequency("upper-frequency", priv->upper, rate);
+    break;
+  case FX_ERR_BAND:
+    *error = g_strdup_printf("lower-frequency=%g Hz must be below upper-frequency=%g Hz "
+                             "(band edges must satisfy 0 < lower-frequency < upper-frequency < "
+                             "%g Hz for rate %g Hz)",
+                             priv->lower, priv->upper, rate / 2.0, rate);
+    break;
+  case FX_ERR_ORDER:
+    *error =
+        g_strdup_printf("order=%d is out of range: must be 1..%d", priv->order, klass->max_order);
+    break;
+  case FX_ERR_RIPPLE:
+    *error = g_strdup_printf("ripple=%g dB is out of range: must be > 0 dB", priv->ripple);
+    break;
+  case FX_ERR_ATTENUATION:
+    if (klass->family == FX_FAMILY_ELLIPTIC)
+      *error = g_strdup_printf("attenuation=%g dB is out of range: must be > 0 dB and greater "
+                               "than ripple (%g dB)",
+                               priv->attenuation, priv->ripple);
+    else
+      *error =
+          g_strdup_printf("attenuation=%g dB is out of range: must be > 0 dB", priv->attenuation);
+    break;
+  case FX_ERR_RATE:
+    *error = g_strdup_printf("rate %g Hz is invalid", rate);
+    break;
+  default:
+    *error = g_strdup_printf("the filter cannot be designed: %s", fx_status_string(st));
+    break;
+  }
+  return FALSE;
+}

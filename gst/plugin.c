@@ -1,0 +1,41 @@
+/* gst-fx — the fx plugin: registers every element.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+#include "gstfxbiquad.h"
+#include "gstfxbutterworth.h"
+#include "gstfxchebyshev1.h"
+#include "gstfxchebyshev2.h"
+#include "gstfxelliptic.h"
+#include "gstfxgain.h"
+#include "gstfxlinkwitzriley.h"
+#include "gstfxsos.h"
+
+static gboolean plugin_init(GstPlugin *plugin)
+{
+  gboolean ret = FALSE;
+
+  ret |= GST_ELEMENT_REGISTER(fxbutterworth, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxchebyshev1, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxchebyshev2, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxelliptic, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxlinkwitzriley, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxbiquad, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxsos, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
+
+  return ret;
+}
+
+/* GstPluginDesc's reserved padding is left zero-initialised by GST_PLUGIN_DEFINE. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fx,
+                  "gst-fx: IIR filters (Butterworth, Chebyshev I/II, elliptic, Linkwitz-Riley, "
+                  "biquad, SOS) as second-order-section cascades, and gain",
+                  plugin_init, FX_VERSION, "GPL", FX_PACKAGE, FX_ORIGIN)
+#pragma GCC diagnostic pop
