@@ -67,6 +67,10 @@ int fx_cascade_sections(const fx_cascade_t *c);
 /* Calls into the backend since creation or the last reset of the counter. */
 uint64_t fx_cascade_dispatches(const fx_cascade_t *c);
 void fx_cascade_reset_dispatches(fx_cascade_t *c);
+/* Frames filtered to warm a new cascade up after coefficient changes (a section count change or
+ * a large jump runs the new cascade over up to the last 4096 input frames before the crossfade),
+ * counted per channel, since creation or the last reset of the dispatch counter. Statistics. */
+uint64_t fx_cascade_warm_frames(const fx_cascade_t *c);
 /* What runs now, e.g. "cpu-scalar-f64" (arithmetic precision, not the stream format). */
 const char *fx_cascade_backend(const fx_cascade_t *c);
 /* 1 when the configured arithmetic is double. */

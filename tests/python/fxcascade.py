@@ -77,6 +77,8 @@ def lib():
         l.fx_cascade_dispatches.argtypes = [vp]
         l.fx_cascade_reset_dispatches.restype = None
         l.fx_cascade_reset_dispatches.argtypes = [vp]
+        l.fx_cascade_warm_frames.restype = ctypes.c_uint64
+        l.fx_cascade_warm_frames.argtypes = [vp]
         l.fx_cascade_backend.restype = ctypes.c_char_p
         l.fx_cascade_backend.argtypes = [vp]
         l.fx_cascade_uses_double.restype = i
@@ -165,6 +167,11 @@ class Cascade:
     @property
     def dispatches(self):
         return self._l.fx_cascade_dispatches(self._h)
+
+    @property
+    def warm_frames(self):
+        """Frames filtered to warm new cascades up after coefficient changes (statistics)."""
+        return self._l.fx_cascade_warm_frames(self._h)
 
     @property
     def backend(self):

@@ -222,3 +222,88 @@ def test_coefficient_change_keeps_history_and_converges():
     assert step <= 2 * np.max(np.abs(np.diff(x, axis=0)))
     # well after the crossfade, only the new filter remains
     assert rel_err(y[6000:], ref_b[6000:]) <= 1e-9
+
+
+def test_f32_single_precision_tiny_first_section_gain():
+    """scipy's designs put the whole gain in the first section: 1e-35 (order 16, 50 Hz) and 1e-70
+    (order 32, 100 Hz) underflow in float. The engine balances the sections by exact powers of two,
+    so single precision still works (as well as scipy's float32 where that works at all)."""
+    x32 = noise(20000, 1, seed=21, dtype=np.float32)
+    for order, fc_hz in ((16, 50), (32, 100)):
+        sos = sig.butter(order, fc_hz, fs=FS, output="sos")
+        ref = sig.sosfilt(sos, x32.astype(np.float64), axis=0)
+        y = fc.Cascade(1, np.float32, "single", sos=sos).filter(x32)
+        ser = ser_db(y, ref)
+        MEASURED["butter%d-lp-%d single" % (order, fc_hz)] = ser
+        assert ser >= 45.0, (order, fc_hz, ser)
+
+
+def _sine(frames, channels=2, freq=440.0, amplitude=0.5):
+    t = np.arange(frames) / FS
+    return np.repeat((amplitude * np.sin(2 * np.pi * freq * t))[:, None], channels, axis=1)
+
+
+def _max_step(y):
+    return float(np.max(np.abs(np.diff(y, axis=0))))
+
+
+@pytest.mark.parametrize("a,b", [
+    ((8, 15000), (8, 1000)),
+    ((2, 2000), (8, 2000)),
+    ((8, 2000), (16, 2000)),
+    ((8, 4000), (16, 600)),
+    ((16, 2000), (3, 2000)),
+], ids=lambda v: "N%d-%g" % v)
+def test_large_jump_no_click_and_new_design(a, b):
+    """A large change between 256-frame buffers (a sine in the passband of both designs): no click
+    (largest step within 2x the input's), sane level, and the new design shortly after."""
+    sos_a = sig.butter(a[0], a[1], fs=FS, output="sos")
+    sos_b = sig.butter(b[0], b[1], fs=FS, output="sos")
+    x = _sine(24000)
+    c = fc.Cascade(2, np.float64, sos=sos_a)
+    y = np.empty_like(x)
+    for k in range(0, 24000, 256):
+        if k == 40 * 256:
+            c.set_sections(sos_b)
+        y[k:k + 256] = c.filter(x[k:k + 256])
+    assert c.last_flags == 0
+    start = int(0.1 * FS)
+    assert _max_step(y[start:]) <= 2 * _max_step(x), _max_step(y[start:]) / _max_step(x)
+    assert np.max(np.abs(y[start:])) <= 2 * np.max(np.abs(x))
+    assert c.warm_frames > 0  # section count change or large jump: warmed up on the input
+    tail = slice(40 * 256 + 4000, None)
+    assert rel_err(y[tail], sig.sosfilt(sos_b, x, axis=0)[tail]) <= 1e-6
+
+
+def test_section_count_change_early_is_exact():
+    """While the whole stream since the start is still in the engine's input ring (4096 frames),
+    a new section count warms the new cascade up from the start of the stream: once the crossfade
+    is over, the output is the new design applied to the whole input."""
+    sos_a = sig.butter(2, 2000, fs=FS, output="sos")
+    sos_b = sig.cheby1(6, 0.5, [300, 3000], "bandpass", fs=FS, output="sos")
+    x = noise(6000, 3, seed=23)
+    for split in (None, random_split(2000, seed=4)):
+        c = fc.Cascade(3, np.float64, sos=sos_a)
+        y1 = c.filter(x[:2000], split=split)
+        c.set_sections(sos_b)
+        assert c.sections == len(sos_b)
+        y2 = c.filter(x[2000:])
+        y = np.concatenate([y1, y2])
+        assert c.warm_frames == 2000
+        assert rel_err(y[:2000], sig.sosfilt(sos_a, x[:2000], axis=0)) <= 1e-12
+        ref = sig.sosfilt(sos_b, x, axis=0)
+        assert rel_err(y[2256:], ref[2256:]) <= 1e-12
+
+
+def test_ramp_does_not_warm_up_small_steps():
+    """A slow controller ramp (small change per buffer) uses the direct-form-I transfer only: no
+    warm-up cost per buffer, and no click."""
+    x = noise(48000, 1, seed=24)
+    c = fc.Cascade(1, np.float64, sos=sig.butter(4, 1000, fs=FS, output="sos"))
+    y = np.empty_like(x)
+    for k in range(0, 48000, 256):
+        f = 1000 * 2 ** (k / 48000)  # one octave per second
+        c.set_sections(sig.butter(4, f, fs=FS, output="sos"))
+        y[k:k + 256] = c.filter(x[k:k + 256])
+    assert c.warm_frames == 0
+    assert _max_step(y) <= 2 * _max_step(x)
