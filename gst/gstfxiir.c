@@ -44,6 +44,7 @@ enum {
   PROP_CUDA_GRAPHS,
   PROP_LAUNCHES,
 };
+G_STATIC_ASSERT(PROP_LAUNCHES == PROP_DEVICE + GST_FX_COMMON_PROP_LAUNCHES);
 
 typedef struct {
   /* Settings, guarded by the object lock. */
@@ -54,6 +55,7 @@ typedef struct {
   gint rate;         /* negotiated rate (0 = none) */
   fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed) */
   int n_pending;
+  double pending_gain;
   gboolean have_pending;
   gboolean reconfigure; /* precision changed: reconfigure the cascade */
   gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
@@ -70,6 +72,7 @@ typedef struct {
   fx_sample_format_t format;
   fx_sos_t *current; /* what the cascade runs (for reconfiguration) */
   int n_current;
+  double current_gain;
   gboolean nonfinite_warned;
   GstClockTime nonfinite_last_ts;
   guint nonfinite_buffers_since;
@@ -130,6 +133,53 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
       F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
            "MAX ]"
 
+void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
+{
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_DEVICE,
+      g_param_spec_enum("device", "Device",
+                        "Where the cascade runs: auto (the faster backend for the negotiated "
+                        "shape, the CPU when there is no GPU), cpu or cuda",
+                        GST_TYPE_FX_DEVICE, DEFAULT_DEVICE,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_PRECISION,
+      g_param_spec_enum("precision", "Precision",
+                        "Internal arithmetic for F32 streams (F64 streams always run in double); "
+                        "changing it while playing resets the filter history",
+                        GST_TYPE_FX_PRECISION, DEFAULT_PRECISION,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_DISPATCHES,
+      g_param_spec_uint64(
+          "dispatches", "Dispatches",
+          "Calls into the processing backend since start (one per buffer and cascade)", 0,
+          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_BACKEND,
+      g_param_spec_string("backend", "Backend",
+                          "What runs now, e.g. cpu-scalar-f64 (\"none\" before negotiation)", NULL,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_SCAN_THRESHOLD,
+      g_param_spec_uint("scan-threshold", "Scan threshold",
+                        "Buffers at least this long (frames per channel) use the time-parallel "
+                        "scan on the GPU (0 = automatic)",
+                        0, G_MAXUINT, DEFAULT_SCAN_THRESHOLD,
+                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_CUDA_GRAPHS,
+      g_param_spec_boolean("cuda-graphs", "CUDA graphs",
+                           "Replay a captured CUDA graph per fixed buffer shape",
+                           DEFAULT_CUDA_GRAPHS,
+                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_LAUNCHES,
+      g_param_spec_uint64("launches", "Launches",
+                          "CUDA launches issued since start (a graph replay counts as one)", 0,
+                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
 static void gst_fx_iir_class_init(GstFxIirClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
@@ -143,48 +193,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   gobject_class->get_property = gst_fx_iir_get_property;
   gobject_class->finalize = gst_fx_iir_finalize;
 
-  g_object_class_install_property(
-      gobject_class, PROP_DEVICE,
-      g_param_spec_enum("device", "Device",
-                        "Where the cascade runs: auto (the faster backend for the negotiated "
-                        "shape, the CPU when there is no GPU), cpu or cuda",
-                        GST_TYPE_FX_DEVICE, DEFAULT_DEVICE,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      gobject_class, PROP_PRECISION,
-      g_param_spec_enum("precision", "Precision",
-                        "Internal arithmetic for F32 streams (F64 streams always run in double); "
-                        "changing it while playing resets the filter history",
-                        GST_TYPE_FX_PRECISION, DEFAULT_PRECISION,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      gobject_class, PROP_DISPATCHES,
-      g_param_spec_uint64("dispatches", "Dispatches",
-                          "Calls into the processing backend since start (one per buffer)", 0,
-                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property(
-      gobject_class, PROP_BACKEND,
-      g_param_spec_string("backend", "Backend",
-                          "What runs now, e.g. cpu-scalar-f64 (\"none\" before negotiation)", NULL,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property(
-      gobject_class, PROP_SCAN_THRESHOLD,
-      g_param_spec_uint("scan-threshold", "Scan threshold",
-                        "Buffers at least this long (frames per channel) use the time-parallel "
-                        "scan on the GPU (0 = automatic)",
-                        0, G_MAXUINT, DEFAULT_SCAN_THRESHOLD,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      gobject_class, PROP_CUDA_GRAPHS,
-      g_param_spec_boolean("cuda-graphs", "CUDA graphs",
-                           "Replay a captured CUDA graph per fixed buffer shape",
-                           DEFAULT_CUDA_GRAPHS,
-                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      gobject_class, PROP_LAUNCHES,
-      g_param_spec_uint64("launches", "Launches",
-                          "CUDA launches issued since start (a graph replay counts as one)", 0,
-                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_fx_install_common_properties(gobject_class, PROP_DEVICE);
 
   caps = gst_caps_from_string(FX_IIR_CAPS);
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
@@ -214,6 +223,7 @@ static void gst_fx_iir_init(GstFxIir *self)
   priv->scan_threshold = DEFAULT_SCAN_THRESHOLD;
   priv->cuda_graphs = DEFAULT_CUDA_GRAPHS;
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
+  priv->current_gain = 1.0;
   g_mutex_init(&priv->engine_lock);
   priv->cascade = fx_cascade_new();
 
@@ -258,15 +268,37 @@ gchar *gst_fx_iir_describe_status(fx_status_t status)
   return g_strdup(fx_status_string(status));
 }
 
-/* Designs with the object lock held. Returns a g_malloc'ed array or NULL with *error set. */
-static fx_sos_t *design_locked(GstFxIir *self, double rate, int *n, gchar **error)
+/* Designs with the object lock held. Returns a g_malloc'ed array (*gain: the output gain) or NULL
+ * with *error set. */
+static fx_sos_t *design_locked(GstFxIir *self, double rate, int *n, double *gain, gchar **error)
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
   int cap = klass->max_sections > 0 ? klass->max_sections : FX_DESIGN_MAX_SECTIONS;
-  fx_sos_t *sos = g_new0(fx_sos_t, cap);
+  fx_sos_t *sos;
   gchar *err = NULL;
 
   *n = 0;
+  *gain = 1.0;
+  if (klass->design_cascade) {
+    sos = NULL;
+    if (!klass->design_cascade(self, rate, &sos, n, gain, &err)) {
+      g_free(sos);
+      sos = NULL;
+      if (!err)
+        err = g_strdup("the filter could not be designed");
+    } else if (!sos) {
+      sos = g_new0(fx_sos_t, 1); /* zero sections: a non-NULL empty array */
+    }
+    if (err) {
+      *n = 0;
+      if (error)
+        *error = err;
+      else
+        g_free(err);
+    }
+    return sos;
+  }
+  sos = g_new0(fx_sos_t, cap);
   if (!klass->design) {
     err = g_strdup("no design function");
   } else if (!klass->design(self, rate, sos, cap, n, &err)) {
@@ -291,13 +323,14 @@ gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, in
                                  gchar **error)
 {
   fx_sos_t *s;
+  double gain;
   int n = 0;
 
   g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
   g_return_val_if_fail(sos != NULL && n_sections != NULL, FALSE);
 
   GST_OBJECT_LOCK(self);
-  s = design_locked(self, rate, &n, error);
+  s = design_locked(self, rate, &n, &gain, error);
   GST_OBJECT_UNLOCK(self);
   *sos = s;
   *n_sections = n;
@@ -335,11 +368,13 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
   priv->serial++;
   if (priv->rate > 0) {
     int n = 0;
-    fx_sos_t *sos = design_locked(self, priv->rate, &n, &err);
+    double gain;
+    fx_sos_t *sos = design_locked(self, priv->rate, &n, &gain, &err);
     if (sos) {
       g_free(priv->pending);
       priv->pending = sos;
       priv->n_pending = n;
+      priv->pending_gain = gain;
       priv->have_pending = TRUE;
       g_clear_pointer(&priv->last_warning, g_free);
     } else {
@@ -459,7 +494,7 @@ static void reset_stream_locked(GstFxIirPrivate *priv)
   fx_cascade_reset(priv->cascade);
   /* History is gone, so the current sections apply at once again (no crossfade from zero). */
   if (priv->configured && priv->current)
-    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, 1.0);
+    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, priv->current_gain);
   priv->nonfinite_warned = FALSE;
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
   priv->nonfinite_buffers_since = 0;
@@ -478,6 +513,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   fx_sos_t *sos;
   gchar *err = NULL;
   fx_status_t st;
+  double gain;
   int n = 0;
 
   if (afmt == GST_AUDIO_FORMAT_F64)
@@ -493,7 +529,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GST_OBJECT_LOCK(self);
   precision = priv->precision;
   priv->reconfigure = FALSE;
-  sos = design_locked(self, rate, &n, &err);
+  sos = design_locked(self, rate, &n, &gain, &err);
   if (sos) {
     priv->rate = rate;
     g_clear_pointer(&priv->pending, g_free);
@@ -528,7 +564,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 
   st = fx_cascade_configure(priv->cascade, channels, format, to_fx_precision(precision));
   if (st == FX_OK)
-    st = fx_cascade_set_sections(priv->cascade, sos, n, 1.0);
+    st = fx_cascade_set_sections(priv->cascade, sos, n, gain);
   if (st != FX_OK) {
     priv->configured = FALSE;
     g_free(sos);
@@ -543,6 +579,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   g_free(priv->current);
   priv->current = sos;
   priv->n_current = n;
+  priv->current_gain = gain;
   priv->channels = channels;
   priv->format = format;
   priv->configured = TRUE;
@@ -621,6 +658,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstMapInfo map;
   fx_sos_t *pending = NULL;
   int n_pending = 0;
+  double pending_gain = 1.0;
   gboolean reconfigure, warn_cuda = FALSE, warn_nonfinite = FALSE;
   GstFxPrecision precision;
   unsigned flags;
@@ -653,6 +691,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (priv->have_pending) {
     pending = priv->pending;
     n_pending = priv->n_pending;
+    pending_gain = priv->pending_gain;
     priv->pending = NULL;
     priv->have_pending = FALSE;
   }
@@ -668,14 +707,15 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (reconfigure) {
     GST_INFO_OBJECT(self, "precision changed: reconfiguring (history reset)");
     fx_cascade_configure(priv->cascade, priv->channels, priv->format, to_fx_precision(precision));
-    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, 1.0);
+    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, priv->current_gain);
   }
   if (pending) {
-    fx_status_t st = fx_cascade_set_sections(priv->cascade, pending, n_pending, 1.0);
+    fx_status_t st = fx_cascade_set_sections(priv->cascade, pending, n_pending, pending_gain);
     if (st == FX_OK) {
       g_free(priv->current);
       priv->current = pending;
       priv->n_current = n_pending;
+      priv->current_gain = pending_gain;
       pending = NULL;
     } else {
       GST_WARNING_OBJECT(self, "new sections refused by the engine: %s", fx_status_string(st));

@@ -52,6 +52,11 @@ G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
  *   property, its value and the allowed range.
  * @max_sections: the most sections @design can produce (set in class_init; default
  *   FX_DESIGN_MAX_SECTIONS).
+ * @design_cascade: optional, replaces @design: designs the cascade for @rate into a newly
+ *   g_malloc'ed array *@sos of *@n_sections sections (any number) and an output gain *@gain
+ *   (passed to fx_cascade_set_sections()). Called with the object lock held; it may take the
+ *   object locks of other elements that never call back into this one (fxchain's fused stage
+ *   reads its children), and must not post messages. Errors as for @design.
  */
 struct _GstFxIirClass {
   GstAudioFilterClass parent_class;
@@ -59,6 +64,9 @@ struct _GstFxIirClass {
   gboolean (*design)(GstFxIir *self, double rate, fx_sos_t *sos, int capacity, int *n_sections,
                      gchar **error);
   int max_sections;
+
+  gboolean (*design_cascade)(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
+                             double *gain, gchar **error);
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
@@ -83,6 +91,23 @@ guint gst_fx_iir_get_parameters_serial(GstFxIir *self);
 
 /* The negotiated sample rate, or 0 when none. */
 gint gst_fx_iir_get_rate(GstFxIir *self);
+
+/* The common properties of every IIR element and of fxchain, in this order from the first
+ * property id given to gst_fx_install_common_properties(). */
+typedef enum {
+  GST_FX_COMMON_PROP_DEVICE = 0,
+  GST_FX_COMMON_PROP_PRECISION,
+  GST_FX_COMMON_PROP_DISPATCHES,
+  GST_FX_COMMON_PROP_BACKEND,
+  GST_FX_COMMON_PROP_SCAN_THRESHOLD,
+  GST_FX_COMMON_PROP_CUDA_GRAPHS,
+  GST_FX_COMMON_PROP_LAUNCHES,
+  GST_FX_COMMON_PROP_COUNT,
+} GstFxCommonProp;
+
+/* Installs `device`, `precision`, `dispatches`, `backend`, `scan-threshold`, `cuda-graphs` and
+ * `launches` with ids @first_prop_id + GstFxCommonProp. */
+void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
 
 /* Helpers for subclasses' error messages (newly allocated). */
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate);

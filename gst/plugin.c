@@ -8,6 +8,7 @@
 
 #include "gstfxbiquad.h"
 #include "gstfxbutterworth.h"
+#include "gstfxchain.h"
 #include "gstfxchebyshev1.h"
 #include "gstfxchebyshev2.h"
 #include "gstfxelliptic.h"
@@ -27,6 +28,7 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxbiquad, plugin);
   ret |= GST_ELEMENT_REGISTER(fxsos, plugin);
   ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxchain, plugin);
 
   return ret;
 }
@@ -36,6 +38,6 @@ static gboolean plugin_init(GstPlugin *plugin)
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fx,
                   "gst-fx: IIR filters (Butterworth, Chebyshev I/II, elliptic, Linkwitz-Riley, "
-                  "biquad, SOS) as second-order-section cascades, and gain",
+                  "biquad, SOS) as second-order-section cascades, gain, and the fusing bin fxchain",
                   plugin_init, FX_VERSION, "GPL", FX_PACKAGE, FX_ORIGIN)
 #pragma GCC diagnostic pop

@@ -1,0 +1,1175 @@
+/* gst-fx — fxchain: a bin that fuses runs of adjacent IIR stages into one cascade.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:element-fxchain
+ * @title: fxchain
+ * @short_description: a chain of audio filters in which adjacent IIR stages run as one cascade
+ *
+ * `fxchain` holds a linear chain of audio elements and runs every maximal run of adjacent IIR
+ * elements (`fxbutterworth`, `fxchebyshev1`, `fxchebyshev2`, `fxelliptic`, `fxlinkwitzriley`,
+ * `fxbiquad`, `fxsos`), together with any non-clipping `fxgain` before, between or after them, as
+ * ONE second-order-sections cascade that is called once per buffer (one dispatch), instead of
+ * once per element. Any other element with exactly one audio sink pad and one audio src pad
+ * (`audioconvert`, `volume`, a clipping `fxgain`, ...) is an opaque stage that runs on its own
+ * and ends the run.
+ *
+ * The chain is given by the `chain` property in gst-launch syntax, or with gst-launch's bin
+ * syntax (`fxchain.( a ! b )`), or by adding and linking elements in the bin. The children keep
+ * their names (gst_bin_get_by_name() finds them) and remain the place where parameters are set:
+ * setting a child's property, or automating it with a #GstControlSource, changes the fused
+ * cascade at the next buffer without resetting the filter history.
+ *
+ * How it works: on the NULL to READY transition (and whenever `chain` or `fuse` is set in NULL
+ * or READY) the bin plans the chain with libfxdsp's fusion planner. For every run it creates an
+ * internal fused stage (#GstFxFused, not a registered element) that runs the concatenated
+ * cascade; the run's children stay in the bin, unlinked. Opaque stages and IIR elements that
+ * run alone are linked as they are. The bin's pads are ghost pads retargeted to the first and
+ * last stage. `plan` shows the result, one line per stage:
+ * `0: cascade hp+lp: 6 sections, backend cpu-scalar-f64` or `1: opaque conv (audioconvert)`.
+ *
+ * The common properties (`device`, `precision`, `scan-threshold`, `cuda-graphs`) apply to every
+ * stage: the fused stages always use the bin's values; an IIR child keeps its own values unless
+ * the property has been set on the bin. `dispatches` and `launches` are totals over all stages;
+ * `backend` lists what the cascades run on (comma-separated when stages differ).
+ *
+ * Errors: a `chain` that does not parse or names an unknown element, an element without exactly
+ * one audio sink pad and one audio src pad, children that do not form one linear chain, and an
+ * empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
+ * error naming the offending part. Changing `chain` or `fuse` while PAUSED or PLAYING is refused
+ * with a warning. A folded `fxgain` whose `clip` is switched on while playing keeps being folded
+ * (with a warning) until the bin goes through READY again.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audioconvert ! fxchain chain="fxbutterworth
+ *   mode=high-pass cutoff=80 order=4 ! fxbutterworth mode=low-pass cutoff=12000 order=8" !
+ *   audioconvert ! autoaudiosink
+ * ]|
+ * |[
+ * gst-launch-1.0 audiotestsrc ! audio/x-raw,format=F32LE ! fxchain.( fxbiquad type=peaking
+ *   gain=3 ! fxgain gain=-3 ! fxlinkwitzriley ) ! audioconvert ! autoaudiosink
+ * ]|
+ * |[
+ * gst-launch-1.0 -v audiotestsrc num-buffers=100 ! audio/x-raw,format=F64LE ! fxchain name=c
+ *   fuse=false chain="fxbiquad ! volume ! fxsos sections=\"0.2 0.4 0.2 1 -0.4 0.2\"" ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxchain.h"
+
+#include "gstfxfused.h"
+#include "gstfxgain.h"
+#include "gstfxiir.h"
+#include "plan.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_chain_debug);
+#define GST_CAT_DEFAULT gst_fx_chain_debug
+
+#define DEFAULT_FUSE TRUE
+/* Rate at which `plan` counts sections before the stream is negotiated. */
+#define PLAN_PREVIEW_RATE 48000
+
+enum {
+  PROP_0,
+  PROP_CHAIN,
+  PROP_FUSE,
+  PROP_PLAN,
+  PROP_DEVICE, /* the common properties, in GstFxCommonProp order */
+  PROP_PRECISION,
+  PROP_DISPATCHES,
+  PROP_BACKEND,
+  PROP_SCAN_THRESHOLD,
+  PROP_CUDA_GRAPHS,
+  PROP_LAUNCHES,
+};
+G_STATIC_ASSERT(PROP_LAUNCHES == PROP_DEVICE + GST_FX_COMMON_PROP_LAUNCHES);
+
+/* One stage of the data path. */
+typedef struct {
+  GstElement *element; /* ref: a fused stage or a user child; NULL in a preview */
+  gboolean cascade;    /* runs as a cascade (fused or a lone IIR child) */
+  GPtrArray *covers;   /* GstElement refs: the user children this stage stands for */
+} Stage;
+
+struct _GstFxChain {
+  GstBin parent;
+
+  GstPad *sinkpad, *srcpad; /* our own ghost pads (transfer none) */
+
+  /* Settings, object lock. */
+  gchar *chain;
+  gboolean fuse;
+  GstFxDevice device;
+  GstFxPrecision precision;
+  guint scan_threshold;
+  gboolean cuda_graphs;
+  guint explicit_common; /* bits 1 << GstFxCommonProp: set on the bin */
+
+  /* Wiring, wire_lock (recursive: bin signals may call back into get_property). */
+  GRecMutex wire_lock;
+  GPtrArray *order;   /* GstElement refs: the user children in chain order (last wiring) */
+  GPtrArray *stages;  /* Stage*: the data path (empty when not wired) */
+  GPtrArray *links;   /* GstPad refs, (src, sink) pairs linked by the wiring */
+  gchar *chain_error; /* why the chain property could not be applied (NULL when fine) */
+  gchar *wire_error;  /* why the last wiring failed (NULL when fine) */
+  guint fused_counter;
+};
+
+G_DEFINE_TYPE(GstFxChain, gst_fx_chain, GST_TYPE_BIN)
+GST_ELEMENT_REGISTER_DEFINE(fxchain, "fxchain", GST_RANK_NONE, GST_TYPE_FX_CHAIN);
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+
+static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GValue *value,
+                                      GParamSpec *pspec);
+static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *value,
+                                      GParamSpec *pspec);
+static void gst_fx_chain_dispose(GObject *object);
+static void gst_fx_chain_finalize(GObject *object);
+static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
+                                                      GstStateChange transition);
+
+static void gst_fx_chain_class_init(GstFxChainClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_chain_debug, "fxchain", 0, "gst-fx fusing bin");
+
+  gobject_class->set_property = gst_fx_chain_set_property;
+  gobject_class->get_property = gst_fx_chain_get_property;
+  gobject_class->dispose = gst_fx_chain_dispose;
+  gobject_class->finalize = gst_fx_chain_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_CHAIN,
+      g_param_spec_string("chain", "Chain",
+                          "A linear chain of audio elements in gst-launch syntax, e.g. "
+                          "\"fxbutterworth mode=high-pass cutoff=80 ! fxbiquad type=peaking "
+                          "gain=3\"; replaces the bin's children (NULL or READY only)",
+                          NULL,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property(
+      gobject_class, PROP_FUSE,
+      g_param_spec_boolean("fuse", "Fuse",
+                           "Run adjacent IIR stages (and non-clipping fxgain) as one cascade; "
+                           "FALSE runs every child as its own stage (NULL or READY only)",
+                           DEFAULT_FUSE,
+                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property(
+      gobject_class, PROP_PLAN,
+      g_param_spec_string("plan", "Plan",
+                          "The fusion plan, one line per stage: the children it covers, its "
+                          "sections and backend",
+                          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_fx_install_common_properties(gobject_class, PROP_DEVICE);
+
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  gst_element_class_set_static_metadata(
+      element_class, "Fusing filter chain", "Filter/Effect/Audio",
+      "A chain of audio filters in which every run of adjacent IIR stages (and non-clipping "
+      "gains) runs as one second-order-sections cascade, one dispatch per buffer",
+      "gst-fx developers");
+
+  element_class->change_state = GST_DEBUG_FUNCPTR(gst_fx_chain_change_state);
+}
+
+static void stage_free(gpointer data)
+{
+  Stage *st = data;
+
+  if (st->element)
+    gst_object_unref(st->element);
+  g_ptr_array_unref(st->covers);
+  g_free(st);
+}
+
+static void gst_fx_chain_init(GstFxChain *self)
+{
+  GstPadTemplate *sink_t = gst_static_pad_template_get(&sink_template);
+  GstPadTemplate *src_t = gst_static_pad_template_get(&src_template);
+
+  self->sinkpad = gst_ghost_pad_new_no_target_from_template("sink", sink_t);
+  self->srcpad = gst_ghost_pad_new_no_target_from_template("src", src_t);
+  gst_object_unref(sink_t);
+  gst_object_unref(src_t);
+  gst_element_add_pad(GST_ELEMENT(self), self->sinkpad);
+  gst_element_add_pad(GST_ELEMENT(self), self->srcpad);
+
+  self->fuse = DEFAULT_FUSE;
+  self->device = GST_FX_DEVICE_AUTO;
+  self->precision = GST_FX_PRECISION_AUTO;
+  self->scan_threshold = 0;
+  self->cuda_graphs = TRUE;
+
+  g_rec_mutex_init(&self->wire_lock);
+  self->order = g_ptr_array_new_with_free_func(gst_object_unref);
+  self->stages = g_ptr_array_new_with_free_func(stage_free);
+  self->links = g_ptr_array_new_with_free_func(gst_object_unref);
+}
+
+static void gst_fx_chain_dispose(GObject *object)
+{
+  GstFxChain *self = GST_FX_CHAIN(object);
+
+  g_rec_mutex_lock(&self->wire_lock);
+  g_ptr_array_set_size(self->links, 0);
+  g_ptr_array_set_size(self->stages, 0);
+  g_ptr_array_set_size(self->order, 0);
+  g_rec_mutex_unlock(&self->wire_lock);
+
+  G_OBJECT_CLASS(gst_fx_chain_parent_class)->dispose(object);
+}
+
+static void gst_fx_chain_finalize(GObject *object)
+{
+  GstFxChain *self = GST_FX_CHAIN(object);
+
+  g_ptr_array_unref(self->links);
+  g_ptr_array_unref(self->stages);
+  g_ptr_array_unref(self->order);
+  g_free(self->chain);
+  g_free(self->wire_error);
+  g_free(self->chain_error);
+  g_rec_mutex_clear(&self->wire_lock);
+
+  G_OBJECT_CLASS(gst_fx_chain_parent_class)->finalize(object);
+}
+
+/* ---- Stages: checking an element, ordering the children ---- */
+
+static gchar *element_label(GstElement *e)
+{
+  GstElementFactory *f = gst_element_get_factory(e);
+  gchar *name = gst_object_get_name(GST_OBJECT(e));
+  gchar *label = g_strdup_printf("'%s' (%s)", name, f ? GST_OBJECT_NAME(f) : G_OBJECT_TYPE_NAME(e));
+  g_free(name);
+  return label;
+}
+
+/* The element's only sink and src pad (refs), or FALSE with *why set when the element is not a
+ * stage: exactly one always sink pad and one always src pad, both able to carry audio/x-raw. */
+static gboolean stage_pads(GstElement *e, GstPad **sink, GstPad **src, gchar **why)
+{
+  GstCaps *audio = gst_caps_new_empty_simple("audio/x-raw");
+  const GList *l;
+  gboolean ok = FALSE;
+
+  *sink = *src = NULL;
+  for (l = gst_element_class_get_pad_template_list(GST_ELEMENT_GET_CLASS(e)); l; l = l->next) {
+    GstPadTemplate *t = l->data;
+    if (GST_PAD_TEMPLATE_PRESENCE(t) != GST_PAD_ALWAYS) {
+      *why =
+          g_strdup_printf("it has %s pads (%s); a stage needs exactly one audio sink pad and "
+                          "one audio src pad",
+                          GST_PAD_TEMPLATE_PRESENCE(t) == GST_PAD_REQUEST ? "request" : "sometimes",
+                          GST_PAD_TEMPLATE_NAME_TEMPLATE(t));
+      goto out;
+    }
+  }
+
+  GST_OBJECT_LOCK(e);
+  if (e->numsinkpads != 1 || e->numsrcpads != 1) {
+    *why = g_strdup_printf("it has %u sink pad(s) and %u src pad(s); a stage needs exactly one "
+                           "audio sink pad and one audio src pad",
+                           e->numsinkpads, e->numsrcpads);
+    GST_OBJECT_UNLOCK(e);
+    goto out;
+  }
+  *sink = gst_object_ref(e->sinkpads->data);
+  *src = gst_object_ref(e->srcpads->data);
+  GST_OBJECT_UNLOCK(e);
+
+  for (int i = 0; i < 2; i++) {
+    GstPad *pad = i == 0 ? *sink : *src;
+    GstCaps *caps = gst_pad_get_pad_template_caps(pad);
+    gboolean can = gst_caps_can_intersect(caps, audio);
+    if (!can) {
+      gchar *s = gst_caps_to_string(caps);
+      *why = g_strdup_printf("its %s pad does not take audio/x-raw (it takes %.80s)",
+                             i == 0 ? "sink" : "src", s);
+      g_free(s);
+    }
+    gst_caps_unref(caps);
+    if (!can)
+      goto out;
+  }
+  ok = TRUE;
+
+out:
+  if (!ok) {
+    g_clear_object(sink);
+    g_clear_object(src);
+  }
+  gst_caps_unref(audio);
+  return ok;
+}
+
+/* Checks every element in @elements and orders them by their links (src -> sink) into
+ * *order (GstElement refs). FALSE with *error set when an element is not a stage or the links do
+ * not make exactly one linear chain. */
+static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **error)
+{
+  guint n = elements->len;
+  gint *next = g_new(gint, n);
+  gboolean *has_prev = g_new0(gboolean, n);
+  GPtrArray *out = NULL;
+  gint head = -1;
+  guint heads = 0;
+
+  for (guint i = 0; i < n; i++) {
+    GstElement *e = g_ptr_array_index(elements, i);
+    GstPad *sink, *src, *peer;
+    gchar *why = NULL;
+
+    next[i] = -1;
+    if (!stage_pads(e, &sink, &src, &why)) {
+      gchar *label = element_label(e);
+      *error = g_strdup_printf("element %s cannot be a stage of fxchain: %s", label, why);
+      g_free(label);
+      g_free(why);
+      goto fail;
+    }
+    peer = gst_pad_get_peer(src);
+    if (peer) {
+      GstElement *pe = gst_pad_get_parent_element(peer);
+      guint j;
+      if (pe && g_ptr_array_find(elements, pe, &j))
+        next[i] = (gint) j;
+      if (pe)
+        gst_object_unref(pe);
+      gst_object_unref(peer);
+    }
+    gst_object_unref(sink);
+    gst_object_unref(src);
+  }
+  for (guint i = 0; i < n; i++)
+    if (next[i] >= 0)
+      has_prev[next[i]] = TRUE;
+  for (guint i = 0; i < n; i++) {
+    if (!has_prev[i]) {
+      heads++;
+      if (head < 0)
+        head = (gint) i;
+    }
+  }
+
+  out = g_ptr_array_new_with_free_func(gst_object_unref);
+  for (gint i = head; i >= 0 && out->len <= n; i = next[i])
+    g_ptr_array_add(out, gst_object_ref(g_ptr_array_index(elements, i)));
+  if (heads != 1 || out->len != n) {
+    *error = g_strdup_printf("the %u elements in fxchain do not form one linear chain (%u "
+                             "unconnected pieces); link them with '!'",
+                             n, heads);
+    goto fail;
+  }
+  g_free(next);
+  g_free(has_prev);
+  *order = out;
+  return TRUE;
+
+fail:
+  if (out)
+    g_ptr_array_unref(out);
+  g_free(next);
+  g_free(has_prev);
+  return FALSE;
+}
+
+/* The bin's children other than its fused stages (refs). */
+static GPtrArray *user_children(GstFxChain *self)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func(gst_object_unref);
+  GList *l;
+
+  GST_OBJECT_LOCK(self);
+  for (l = GST_BIN_CHILDREN(self); l; l = l->next)
+    if (!GST_IS_FX_FUSED(l->data))
+      g_ptr_array_insert(a, 0, gst_object_ref(l->data)); /* children are prepended */
+  GST_OBJECT_UNLOCK(self);
+  return a;
+}
+
+/* A stage element's sink or src pad (ref), NULL when it has none. */
+static GstPad *stage_pad(GstElement *e, GstPadDirection dir)
+{
+  GstPad *sink = NULL, *src = NULL;
+  gchar *why = NULL;
+
+  if (GST_IS_FX_FUSED(e))
+    return gst_element_get_static_pad(e, dir == GST_PAD_SINK ? "sink" : "src");
+  if (!stage_pads(e, &sink, &src, &why)) {
+    g_free(why);
+    return NULL;
+  }
+  gst_object_unref(dir == GST_PAD_SINK ? src : sink);
+  return dir == GST_PAD_SINK ? sink : src;
+}
+
+/* Links a's src pad to b's sink pad when both are free. */
+static gboolean link_elements(GstElement *a, GstElement *b, GPtrArray *record)
+{
+  GstPad *src = stage_pad(a, GST_PAD_SRC), *sink = stage_pad(b, GST_PAD_SINK);
+  gboolean ok = FALSE;
+
+  if (src && sink) {
+    if (gst_pad_is_linked(src) || gst_pad_is_linked(sink))
+      ok = FALSE;
+    else
+      ok = GST_PAD_LINK_SUCCESSFUL(gst_pad_link(src, sink));
+    if (ok && record) {
+      g_ptr_array_add(record, gst_object_ref(src));
+      g_ptr_array_add(record, gst_object_ref(sink));
+    }
+  }
+  if (src)
+    gst_object_unref(src);
+  if (sink)
+    gst_object_unref(sink);
+  return ok;
+}
+
+static void unlink_elements(GstElement *a, GstElement *b)
+{
+  GstPad *src = stage_pad(a, GST_PAD_SRC), *sink = stage_pad(b, GST_PAD_SINK);
+
+  if (src && sink) {
+    GstPad *peer = gst_pad_get_peer(src);
+    if (peer == sink)
+      gst_pad_unlink(src, sink);
+    if (peer)
+      gst_object_unref(peer);
+  }
+  if (src)
+    gst_object_unref(src);
+  if (sink)
+    gst_object_unref(sink);
+}
+
+/* ---- Planning ---- */
+
+/* Cuts @order into stages with the fusion planner (no elements created). */
+static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
+{
+  guint n = order->len;
+  fx_stage_t *st = g_new0(fx_stage_t, MAX(n, 1));
+  fx_plan_stage_t *ps = g_new0(fx_plan_stage_t, MAX(n, 1));
+  GPtrArray *stages = g_ptr_array_new_with_free_func(stage_free);
+  int count;
+
+  for (guint i = 0; i < n; i++) {
+    GstElement *e = g_ptr_array_index(order, i);
+    if (GST_IS_FX_IIR(e)) {
+      st[i].kind = FX_STAGE_IIR;
+    } else if (GST_IS_FX_GAIN(e)) {
+      gboolean clip = FALSE;
+      st[i].kind = FX_STAGE_GAIN;
+      gst_fx_gain_get_linear(GST_FX_GAIN(e), &st[i].gain, &clip);
+      st[i].clip = clip ? 1 : 0;
+    } else {
+      st[i].kind = FX_STAGE_OPAQUE;
+    }
+  }
+  count = fx_plan_chain(st, (int) n, fuse ? 1 : 0, ps, (int) n);
+  g_assert(count >= 0 && count <= (int) n);
+  for (int k = 0; k < count; k++) {
+    Stage *s = g_new0(Stage, 1);
+    s->cascade = ps[k].is_cascade != 0;
+    s->covers = g_ptr_array_new_with_free_func(gst_object_unref);
+    for (int i = ps[k].first; i <= ps[k].last; i++)
+      g_ptr_array_add(s->covers, gst_object_ref(g_ptr_array_index(order, i)));
+    g_ptr_array_add(stages, s);
+  }
+  g_free(st);
+  g_free(ps);
+  return stages;
+}
+
+/* ---- Common properties ---- */
+
+static const char *const common_names[GST_FX_COMMON_PROP_COUNT] = {
+    "device", "precision", NULL, NULL, "scan-threshold", "cuda-graphs", NULL,
+};
+
+/* Applies the bin's common settings to @e: all of them (fused stages) or only those set on the
+ * bin (IIR children). */
+static void apply_common(GstFxChain *self, GstElement *e, gboolean all)
+{
+  GstFxDevice device;
+  GstFxPrecision precision;
+  guint scan, mask;
+  gboolean graphs;
+
+  if (!GST_IS_FX_IIR(e))
+    return;
+  GST_OBJECT_LOCK(self);
+  device = self->device;
+  precision = self->precision;
+  scan = self->scan_threshold;
+  graphs = self->cuda_graphs;
+  mask = all ? ~0u : self->explicit_common;
+  GST_OBJECT_UNLOCK(self);
+
+  if (mask & (1u << GST_FX_COMMON_PROP_DEVICE))
+    g_object_set(e, "device", device, NULL);
+  if (mask & (1u << GST_FX_COMMON_PROP_PRECISION))
+    g_object_set(e, "precision", precision, NULL);
+  if (mask & (1u << GST_FX_COMMON_PROP_SCAN_THRESHOLD))
+    g_object_set(e, "scan-threshold", scan, NULL);
+  if (mask & (1u << GST_FX_COMMON_PROP_CUDA_GRAPHS))
+    g_object_set(e, "cuda-graphs", graphs, NULL);
+}
+
+/* wire_lock held. */
+static void apply_common_all(GstFxChain *self)
+{
+  for (guint i = 0; i < self->order->len; i++)
+    apply_common(self, g_ptr_array_index(self->order, i), FALSE);
+  for (guint i = 0; i < self->stages->len; i++) {
+    Stage *s = g_ptr_array_index(self->stages, i);
+    if (s->element && GST_IS_FX_FUSED(s->element))
+      apply_common(self, s->element, TRUE);
+  }
+}
+
+/* ---- Wiring ---- */
+
+static void set_error(GstFxChain *self, gchar *error)
+{
+  g_free(self->wire_error);
+  self->wire_error = error;
+}
+
+/* The bin's ghost pads in @dir: the one linked outside (gst-launch's bin syntax makes its own),
+ * else ours. */
+static GstPad *pick_ghost(GstFxChain *self, GstPadDirection dir)
+{
+  GstPad *own = dir == GST_PAD_SINK ? self->sinkpad : self->srcpad;
+  GstPad *pick = NULL;
+  GList *l;
+
+  GST_OBJECT_LOCK(self);
+  for (l = dir == GST_PAD_SINK ? GST_ELEMENT(self)->sinkpads : GST_ELEMENT(self)->srcpads; l;
+       l = l->next) {
+    if (GST_IS_GHOST_PAD(l->data) && GST_PAD_PEER(l->data) != NULL) {
+      pick = l->data;
+      break;
+    }
+  }
+  pick = gst_object_ref(pick ? pick : own);
+  GST_OBJECT_UNLOCK(self);
+  return pick;
+}
+
+static void clear_ghost_targets(GstFxChain *self)
+{
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK(self);
+  for (l = GST_ELEMENT(self)->pads; l; l = l->next)
+    if (GST_IS_GHOST_PAD(l->data))
+      pads = g_list_prepend(pads, gst_object_ref(l->data));
+  GST_OBJECT_UNLOCK(self);
+  for (l = pads; l; l = l->next)
+    gst_ghost_pad_set_target(GST_GHOST_PAD(l->data), NULL);
+  g_list_free_full(pads, gst_object_unref);
+}
+
+/* Undoes the wiring: fused stages removed, the user's children linked in chain order again.
+ * wire_lock held. */
+static void unwire(GstFxChain *self)
+{
+  GstElement *prev = NULL;
+
+  clear_ghost_targets(self);
+  for (guint i = 0; i + 1 < self->links->len; i += 2)
+    gst_pad_unlink(g_ptr_array_index(self->links, i), g_ptr_array_index(self->links, i + 1));
+  g_ptr_array_set_size(self->links, 0);
+
+  for (guint i = 0; i < self->stages->len; i++) {
+    Stage *s = g_ptr_array_index(self->stages, i);
+    if (s->element && GST_IS_FX_FUSED(s->element)) {
+      gst_element_set_state(s->element, GST_STATE_NULL);
+      gst_bin_remove(GST_BIN(self), s->element);
+    }
+  }
+  g_ptr_array_set_size(self->stages, 0);
+
+  for (guint i = 0; i < self->order->len; i++) {
+    GstElement *e = g_ptr_array_index(self->order, i);
+    if (GST_OBJECT_PARENT(e) != GST_OBJECT(self))
+      continue;
+    if (prev)
+      link_elements(prev, e, NULL);
+    prev = e;
+  }
+}
+
+static gchar *fused_name(GstFxChain *self)
+{
+  for (;;) {
+    gchar *name = g_strdup_printf("fxchain-fused%u", self->fused_counter++);
+    GstElement *clash = gst_bin_get_by_name(GST_BIN(self), name);
+    if (!clash)
+      return name;
+    gst_object_unref(clash);
+    g_free(name);
+  }
+}
+
+/* Plans the bin's children and links the data path. wire_lock held. FALSE with self->wire_error
+ * set when the children cannot run. */
+static gboolean wire(GstFxChain *self)
+{
+  GPtrArray *children, *order = NULL, *stages;
+  GstPad *ghost, *target;
+  gchar *error = NULL;
+  gboolean fuse, ok;
+
+  unwire(self);
+  g_clear_pointer(&self->wire_error, g_free);
+  if (self->chain_error) {
+    set_error(self, g_strdup(self->chain_error));
+    return FALSE;
+  }
+
+  children = user_children(self);
+  if (children->len == 0) {
+    g_ptr_array_unref(children);
+    set_error(self, g_strdup("fxchain is empty: set the chain property (e.g. chain=\"fxbiquad ! "
+                             "fxbutterworth\") or put elements in the bin"));
+    return FALSE;
+  }
+  ok = order_by_links(children, &order, &error);
+  g_ptr_array_unref(children);
+  if (!ok) {
+    set_error(self, error);
+    return FALSE;
+  }
+  g_ptr_array_unref(self->order);
+  self->order = order;
+
+  /* The user's links go; the stages are linked instead. */
+  for (guint i = 0; i + 1 < order->len; i++)
+    unlink_elements(g_ptr_array_index(order, i), g_ptr_array_index(order, i + 1));
+
+  GST_OBJECT_LOCK(self);
+  fuse = self->fuse;
+  GST_OBJECT_UNLOCK(self);
+  stages = plan_stages(order, fuse);
+
+  for (guint k = 0; k < stages->len; k++) {
+    Stage *s = g_ptr_array_index(stages, k);
+    if (s->cascade && s->covers->len > 1) {
+      gchar *name = fused_name(self);
+      s->element = gst_object_ref_sink(
+          gst_fx_fused_new(name, (GstElement *const *) s->covers->pdata, s->covers->len));
+      g_free(name);
+      gst_bin_add(GST_BIN(self), s->element);
+    } else {
+      s->element = gst_object_ref(g_ptr_array_index(s->covers, 0));
+    }
+  }
+  g_ptr_array_unref(self->stages);
+  self->stages = stages;
+
+  for (guint k = 0; k + 1 < stages->len; k++) {
+    GstElement *a = ((Stage *) g_ptr_array_index(stages, k))->element;
+    GstElement *b = ((Stage *) g_ptr_array_index(stages, k + 1))->element;
+    if (!link_elements(a, b, self->links)) {
+      gchar *la = element_label(a), *lb = element_label(b);
+      set_error(self, g_strdup_printf("cannot link %s to %s (incompatible caps?)", la, lb));
+      g_free(la);
+      g_free(lb);
+      return FALSE;
+    }
+  }
+
+  ghost = pick_ghost(self, GST_PAD_SINK);
+  target = stage_pad(((Stage *) g_ptr_array_index(stages, 0))->element, GST_PAD_SINK);
+  ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
+  g_clear_object(&target);
+  gst_object_unref(ghost);
+  if (ok) {
+    ghost = pick_ghost(self, GST_PAD_SRC);
+    target =
+        stage_pad(((Stage *) g_ptr_array_index(stages, stages->len - 1))->element, GST_PAD_SRC);
+    ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
+    g_clear_object(&target);
+    gst_object_unref(ghost);
+  }
+  if (!ok) {
+    set_error(self, g_strdup("cannot point fxchain's pads at its first and last stage"));
+    return FALSE;
+  }
+
+  apply_common_all(self);
+  GST_INFO_OBJECT(self, "wired %u element(s) as %u stage(s)", order->len, stages->len);
+  return TRUE;
+}
+
+/* Replaces the bin's children by the elements of @desc (NULL or empty: no children). Sets or
+ * clears self->wire_error. wire_lock held, the state NULL or READY. */
+static void apply_chain(GstFxChain *self, const gchar *desc)
+{
+  GPtrArray *old, *elements = NULL, *order = NULL;
+  GstElement *parsed = NULL;
+  GError *gerr = NULL;
+  gchar *error = NULL;
+
+  unwire(self);
+  g_ptr_array_set_size(self->order, 0);
+  old = user_children(self);
+  for (guint i = 0; i < old->len; i++) {
+    gst_element_set_state(g_ptr_array_index(old, i), GST_STATE_NULL);
+    gst_bin_remove(GST_BIN(self), g_ptr_array_index(old, i));
+  }
+  g_ptr_array_unref(old);
+  g_clear_pointer(&self->chain_error, g_free);
+  if (!desc || !*desc)
+    return;
+
+  parsed =
+      gst_parse_bin_from_description_full(desc, FALSE, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &gerr);
+  if (gerr || !parsed || !GST_IS_BIN(parsed)) {
+    error = g_strdup_printf("chain \"%s\" does not parse: %s", desc,
+                            gerr ? gerr->message : "not a chain of elements");
+    goto out;
+  }
+
+  elements = g_ptr_array_new_with_free_func(gst_object_unref);
+  GST_OBJECT_LOCK(parsed);
+  for (GList *l = GST_BIN_CHILDREN(parsed); l; l = l->next)
+    g_ptr_array_insert(elements, 0, gst_object_ref(l->data));
+  GST_OBJECT_UNLOCK(parsed);
+  if (elements->len == 0) {
+    error = g_strdup_printf("chain \"%s\" has no elements", desc);
+    goto out;
+  }
+  if (!order_by_links(elements, &order, &error)) {
+    gchar *e = error;
+    error = g_strdup_printf("chain \"%s\": %s", desc, e);
+    g_free(e);
+    goto out;
+  }
+
+  /* Move the elements over (removing them unlinks them) and link them again in order. */
+  for (guint i = 0; i < order->len; i++) {
+    GstElement *e = g_ptr_array_index(order, i);
+    gst_bin_remove(GST_BIN(parsed), e);
+    if (!gst_bin_add(GST_BIN(self), e)) {
+      gchar *label = element_label(e);
+      error =
+          g_strdup_printf("chain \"%s\": element %s clashes with a name in fxchain", desc, label);
+      g_free(label);
+      goto out;
+    }
+  }
+  for (guint i = 0; i + 1 < order->len; i++)
+    link_elements(g_ptr_array_index(order, i), g_ptr_array_index(order, i + 1), NULL);
+  g_ptr_array_unref(self->order);
+  self->order = order;
+  order = NULL;
+
+out:
+  if (error) {
+    GST_WARNING_OBJECT(self, "%s", error);
+    self->chain_error = error;
+  }
+  if (order)
+    g_ptr_array_unref(order);
+  if (elements)
+    g_ptr_array_unref(elements);
+  if (parsed)
+    gst_object_unref(parsed);
+  g_clear_error(&gerr);
+}
+
+static void post_wire_error(GstFxChain *self)
+{
+  GST_ELEMENT_ERROR(self, CORE, FAILED, ("%s", self->wire_error),
+                    ("fxchain cannot build its data path"));
+}
+
+static void sync_children_state(GstFxChain *self)
+{
+  GList *children = NULL, *l;
+
+  GST_OBJECT_LOCK(self);
+  for (l = GST_BIN_CHILDREN(self); l; l = l->next)
+    children = g_list_prepend(children, gst_object_ref(l->data));
+  GST_OBJECT_UNLOCK(self);
+  for (l = children; l; l = l->next)
+    gst_element_sync_state_with_parent(l->data);
+  g_list_free_full(children, gst_object_unref);
+}
+
+/* TRUE when the bin is in NULL or READY and not on its way up. */
+static gboolean can_rewire(GstFxChain *self, GstState *state)
+{
+  gboolean ok;
+
+  GST_OBJECT_LOCK(self);
+  *state = GST_STATE(self);
+  ok = GST_STATE(self) <= GST_STATE_READY && GST_STATE_TARGET(self) <= GST_STATE_READY &&
+       GST_STATE_PENDING(self) <= GST_STATE_READY;
+  GST_OBJECT_UNLOCK(self);
+  return ok;
+}
+
+/* Sets `chain` (is_chain) or `fuse` and rewires when allowed; refused with a warning while
+ * PAUSED or PLAYING. */
+static void change_structure(GstFxChain *self, gboolean is_chain, const GValue *value)
+{
+  GstState state;
+
+  GST_STATE_LOCK(self);
+  if (!can_rewire(self, &state)) {
+    GST_STATE_UNLOCK(self);
+    if (is_chain) {
+      GST_ELEMENT_WARNING(self, CORE, STATE_CHANGE,
+                          ("fxchain: the chain cannot change while PAUSED or PLAYING; the change "
+                           "was refused (set it in NULL or READY)"),
+                          ("refused chain \"%s\"", g_value_get_string(value)));
+    } else {
+      GST_ELEMENT_WARNING(self, CORE, STATE_CHANGE,
+                          ("fxchain: fuse cannot change while PAUSED or PLAYING; the change was "
+                           "refused (set it in NULL or READY)"),
+                          (NULL));
+    }
+    return;
+  }
+
+  g_rec_mutex_lock(&self->wire_lock);
+  GST_OBJECT_LOCK(self);
+  if (is_chain) {
+    g_free(self->chain);
+    self->chain = g_value_dup_string(value);
+  } else {
+    self->fuse = g_value_get_boolean(value);
+  }
+  GST_OBJECT_UNLOCK(self);
+  if (is_chain)
+    apply_chain(self, g_value_get_string(value));
+  if (state == GST_STATE_READY) {
+    /* No state change is coming: rewire now, and bring new elements to READY. */
+    if (wire(self))
+      sync_children_state(self);
+    else
+      post_wire_error(self);
+  }
+  g_rec_mutex_unlock(&self->wire_lock);
+  GST_STATE_UNLOCK(self);
+}
+
+static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
+                                                      GstStateChange transition)
+{
+  GstFxChain *self = GST_FX_CHAIN(element);
+  gboolean ok = TRUE;
+
+  switch (transition) {
+  case GST_STATE_CHANGE_NULL_TO_READY:
+    g_rec_mutex_lock(&self->wire_lock);
+    ok = wire(self);
+    if (!ok)
+      post_wire_error(self);
+    g_rec_mutex_unlock(&self->wire_lock);
+    break;
+  case GST_STATE_CHANGE_READY_TO_PAUSED:
+    g_rec_mutex_lock(&self->wire_lock);
+    ok = self->wire_error == NULL && self->stages->len > 0;
+    if (!ok) {
+      if (!self->wire_error)
+        set_error(self, g_strdup("fxchain is not wired"));
+      post_wire_error(self);
+    }
+    g_rec_mutex_unlock(&self->wire_lock);
+    break;
+  default:
+    break;
+  }
+  if (!ok)
+    return GST_STATE_CHANGE_FAILURE;
+  return GST_ELEMENT_CLASS(gst_fx_chain_parent_class)->change_state(element, transition);
+}
+
+/* ---- Counters and the plan ---- */
+
+/* wire_lock held. Sum of a guint64 property over the cascade stages. */
+static guint64 sum_stages(GstFxChain *self, const char *prop)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < self->stages->len; i++) {
+    Stage *s = g_ptr_array_index(self->stages, i);
+    if (s->element && GST_IS_FX_IIR(s->element)) {
+      guint64 v = 0;
+      g_object_get(s->element, prop, &v, NULL);
+      total += v;
+    }
+  }
+  return total;
+}
+
+static gchar *stage_backend(GstElement *e)
+{
+  gchar *b = NULL;
+
+  if (e && GST_IS_FX_IIR(e))
+    g_object_get(e, "backend", &b, NULL);
+  return b ? b : g_strdup("none");
+}
+
+/* wire_lock held. */
+static gchar *backends(GstFxChain *self)
+{
+  GString *s = g_string_new(NULL);
+  GPtrArray *seen = g_ptr_array_new_with_free_func(g_free);
+
+  for (guint i = 0; i < self->stages->len; i++) {
+    Stage *st = g_ptr_array_index(self->stages, i);
+    gchar *b;
+    gboolean dup = FALSE;
+
+    if (!st->element || !GST_IS_FX_IIR(st->element))
+      continue;
+    b = stage_backend(st->element);
+    if (strcmp(b, "none") == 0 && self->stages->len > 1) {
+      g_free(b);
+      continue;
+    }
+    for (guint k = 0; k < seen->len && !dup; k++)
+      dup = strcmp(g_ptr_array_index(seen, k), b) == 0;
+    if (dup) {
+      g_free(b);
+      continue;
+    }
+    if (s->len)
+      g_string_append_c(s, ',');
+    g_string_append(s, b);
+    g_ptr_array_add(seen, b);
+  }
+  g_ptr_array_unref(seen);
+  if (s->len == 0)
+    g_string_append(s, "none");
+  return g_string_free(s, FALSE);
+}
+
+/* Sections of the stage's IIR children at the stage's rate (or the preview rate). */
+static void stage_sections(Stage *s, int *sections, gint *rate, gboolean *ok)
+{
+  *sections = 0;
+  *ok = TRUE;
+  *rate = 0;
+  if (s->element && GST_IS_FX_IIR(s->element))
+    *rate = gst_fx_iir_get_rate(GST_FX_IIR(s->element));
+  for (guint i = 0; i < s->covers->len; i++) {
+    GstElement *e = g_ptr_array_index(s->covers, i);
+    fx_sos_t *sos = NULL;
+    int n = 0;
+    if (!GST_IS_FX_IIR(e))
+      continue;
+    if (gst_fx_iir_get_sections(GST_FX_IIR(e), *rate > 0 ? *rate : PLAN_PREVIEW_RATE, &sos, &n,
+                                NULL))
+      *sections += n;
+    else
+      *ok = FALSE;
+    g_free(sos);
+  }
+}
+
+/* wire_lock held. */
+static gchar *plan_text(GstFxChain *self)
+{
+  GPtrArray *stages = self->stages, *preview = NULL;
+  GString *s = g_string_new(NULL);
+
+  if (stages->len == 0) {
+    /* Not wired yet: what the wiring would do with the children as they are linked now. */
+    GPtrArray *children = user_children(self), *order = NULL;
+    gchar *error = NULL;
+    gboolean fuse;
+
+    if (self->chain_error || self->wire_error) {
+      g_string_append_printf(s, "error: %s",
+                             self->chain_error ? self->chain_error : self->wire_error);
+    } else if (children->len == 0) {
+      g_string_append(s, "empty");
+    } else if (!order_by_links(children, &order, &error)) {
+      g_string_append_printf(s, "error: %s", error);
+      g_free(error);
+    } else {
+      GST_OBJECT_LOCK(self);
+      fuse = self->fuse;
+      GST_OBJECT_UNLOCK(self);
+      preview = stages = plan_stages(order, fuse);
+      g_ptr_array_unref(order);
+    }
+    g_ptr_array_unref(children);
+  }
+
+  for (guint k = 0; k < stages->len; k++) {
+    Stage *st = g_ptr_array_index(stages, k);
+    if (k > 0)
+      g_string_append_c(s, '\n');
+    g_string_append_printf(s, "%u: %s ", k, st->cascade ? "cascade" : "opaque");
+    for (guint i = 0; i < st->covers->len; i++) {
+      gchar *name = gst_object_get_name(g_ptr_array_index(st->covers, i));
+      g_string_append_printf(s, "%s%s", i ? "+" : "", name);
+      g_free(name);
+    }
+    if (st->cascade) {
+      int sections;
+      gint rate;
+      gboolean ok;
+      gchar *b = stage_backend(st->element);
+      stage_sections(st, &sections, &rate, &ok);
+      if (!ok)
+        g_string_append(s, ": ? sections (not designable)");
+      else
+        g_string_append_printf(s, ": %d section%s", sections, sections == 1 ? "" : "s");
+      if (rate <= 0 && ok)
+        g_string_append_printf(s, " (at %d Hz, not negotiated)", PLAN_PREVIEW_RATE);
+      g_string_append_printf(s, ", backend %s", b);
+      g_free(b);
+    } else {
+      GstElement *e = g_ptr_array_index(st->covers, 0);
+      GstElementFactory *f = gst_element_get_factory(e);
+      g_string_append_printf(s, " (%s)", f ? GST_OBJECT_NAME(f) : G_OBJECT_TYPE_NAME(e));
+    }
+  }
+  if (preview)
+    g_ptr_array_unref(preview);
+  return g_string_free(s, FALSE);
+}
+
+/* ---- Properties ---- */
+
+static void set_common(GstFxChain *self, guint which, const GValue *value)
+{
+  GST_OBJECT_LOCK(self);
+  switch (which) {
+  case GST_FX_COMMON_PROP_DEVICE:
+    self->device = g_value_get_enum(value);
+    break;
+  case GST_FX_COMMON_PROP_PRECISION:
+    self->precision = g_value_get_enum(value);
+    break;
+  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
+    self->scan_threshold = g_value_get_uint(value);
+    break;
+  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
+    self->cuda_graphs = g_value_get_boolean(value);
+    break;
+  default:
+    break;
+  }
+  self->explicit_common |= 1u << which;
+  GST_OBJECT_UNLOCK(self);
+
+  /* Forward to every stage now (the wiring applies them to new stages). */
+  g_rec_mutex_lock(&self->wire_lock);
+  for (guint i = 0; i < self->order->len; i++)
+    if (GST_IS_FX_IIR(g_ptr_array_index(self->order, i)))
+      g_object_set_property(g_ptr_array_index(self->order, i), common_names[which], value);
+  for (guint i = 0; i < self->stages->len; i++) {
+    Stage *s = g_ptr_array_index(self->stages, i);
+    if (s->element && GST_IS_FX_FUSED(s->element))
+      g_object_set_property(G_OBJECT(s->element), common_names[which], value);
+  }
+  g_rec_mutex_unlock(&self->wire_lock);
+}
+
+static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GValue *value,
+                                      GParamSpec *pspec)
+{
+  GstFxChain *self = GST_FX_CHAIN(object);
+
+  switch (prop_id) {
+  case PROP_CHAIN:
+    change_structure(self, TRUE, value);
+    break;
+  case PROP_FUSE:
+    change_structure(self, FALSE, value);
+    break;
+  case PROP_DEVICE:
+  case PROP_PRECISION:
+  case PROP_SCAN_THRESHOLD:
+  case PROP_CUDA_GRAPHS:
+    set_common(self, prop_id - PROP_DEVICE, value);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+}
+
+static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *value,
+                                      GParamSpec *pspec)
+{
+  GstFxChain *self = GST_FX_CHAIN(object);
+
+  switch (prop_id) {
+  case PROP_CHAIN:
+    GST_OBJECT_LOCK(self);
+    g_value_set_string(value, self->chain);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_FUSE:
+    GST_OBJECT_LOCK(self);
+    g_value_set_boolean(value, self->fuse);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_DEVICE:
+    GST_OBJECT_LOCK(self);
+    g_value_set_enum(value, self->device);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_PRECISION:
+    GST_OBJECT_LOCK(self);
+    g_value_set_enum(value, self->precision);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_SCAN_THRESHOLD:
+    GST_OBJECT_LOCK(self);
+    g_value_set_uint(value, self->scan_threshold);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_CUDA_GRAPHS:
+    GST_OBJECT_LOCK(self);
+    g_value_set_boolean(value, self->cuda_graphs);
+    GST_OBJECT_UNLOCK(self);
+    break;
+  case PROP_PLAN:
+    g_rec_mutex_lock(&self->wire_lock);
+    g_value_take_string(value, plan_text(self));
+    g_rec_mutex_unlock(&self->wire_lock);
+    break;
+  case PROP_DISPATCHES:
+  case PROP_LAUNCHES:
+    g_rec_mutex_lock(&self->wire_lock);
+    g_value_set_uint64(value,
+                       sum_stages(self, prop_id == PROP_DISPATCHES ? "dispatches" : "launches"));
+    g_rec_mutex_unlock(&self->wire_lock);
+    break;
+  case PROP_BACKEND:
+    g_rec_mutex_lock(&self->wire_lock);
+    g_value_take_string(value, backends(self));
+    g_rec_mutex_unlock(&self->wire_lock);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    break;
+  }
+}

@@ -1,0 +1,255 @@
+/* gst-fx — GstFxFused: fxchain's internal fused stage.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:gstfxfused
+ * @title: GstFxFused
+ * @short_description: fxchain's internal stage: one cascade for a run of IIR children
+ *
+ * A #GstFxIir whose cascade is the concatenation, by the fusion planner (dsp/plan.h), of the
+ * sections of a run of IIR children of an `fxchain` bin, with the gains of non-clipping `fxgain`
+ * children in the run folded in. It runs once per buffer (one dispatch). The children stay
+ * unlinked in the bin and keep their properties: in before_transform the stage syncs the
+ * children's controllers at the buffer's stream time and, when a child's parameters changed,
+ * redesigns and installs the new cascade without resetting the history (the engine crossfades).
+ * Caps, precision, flushes, NaN handling, counters and messages are #GstFxIir's.
+ *
+ * It is created by `fxchain` only and is not registered as an element factory.
+ *
+ * Locking: the design runs with this element's object lock held and takes the children's object
+ * locks (children never call into this element, so the order is always stage, then child).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxfused.h"
+
+#include "gstfxgain.h"
+#include "plan.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_fused_debug);
+#define GST_CAT_DEFAULT gst_fx_fused_debug
+
+struct _GstFxFused {
+  GstFxIir parent;
+
+  guint n;
+  GstElement **children; /* refs, chain order */
+
+  /* Streaming thread: what the last design saw (to tell when to redesign). */
+  guint *seen_serial;
+  double *seen_gain;
+  gboolean *seen_clip;
+  gboolean clip_warned;
+};
+
+G_DEFINE_TYPE(GstFxFused, gst_fx_fused, GST_TYPE_FX_IIR)
+
+static void gst_fx_fused_finalize(GObject *object);
+static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *info);
+static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
+                                            int *n_sections, double *gain, gchar **error);
+
+static void gst_fx_fused_class_init(GstFxFusedClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+  GstFxIirClass *iir_class = GST_FX_IIR_CLASS(klass);
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_fused_debug, "fxfused", 0, "fxchain's fused stage");
+
+  gobject_class->finalize = gst_fx_fused_finalize;
+
+  gst_element_class_set_static_metadata(element_class, "Fused IIR stage", "Filter/Effect/Audio",
+                                        "fxchain's internal stage: a run of IIR children (and "
+                                        "folded gains) as one cascade, one dispatch per buffer",
+                                        "gst-fx developers");
+
+  filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_fused_setup);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_fused_before_transform);
+  iir_class->design_cascade = GST_DEBUG_FUNCPTR(gst_fx_fused_design_cascade);
+}
+
+static void gst_fx_fused_init(GstFxFused *self)
+{
+  (void) self;
+}
+
+static void gst_fx_fused_finalize(GObject *object)
+{
+  GstFxFused *self = GST_FX_FUSED(object);
+
+  for (guint i = 0; i < self->n; i++)
+    gst_object_unref(self->children[i]);
+  g_free(self->children);
+  g_free(self->seen_serial);
+  g_free(self->seen_gain);
+  g_free(self->seen_clip);
+
+  G_OBJECT_CLASS(gst_fx_fused_parent_class)->finalize(object);
+}
+
+GstElement *gst_fx_fused_new(const gchar *name, GstElement *const *children, guint n_children)
+{
+  GstFxFused *self;
+
+  g_return_val_if_fail(children != NULL && n_children > 0, NULL);
+  for (guint i = 0; i < n_children; i++)
+    g_return_val_if_fail(GST_IS_FX_IIR(children[i]) || GST_IS_FX_GAIN(children[i]), NULL);
+
+  self = g_object_new(GST_TYPE_FX_FUSED, "name", name, NULL);
+  self->n = n_children;
+  self->children = g_new0(GstElement *, n_children);
+  self->seen_serial = g_new0(guint, n_children);
+  self->seen_gain = g_new0(double, n_children);
+  self->seen_clip = g_new0(gboolean, n_children);
+  for (guint i = 0; i < n_children; i++)
+    self->children[i] = gst_object_ref(children[i]);
+  return GST_ELEMENT(self);
+}
+
+GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children)
+{
+  g_return_val_if_fail(GST_IS_FX_FUSED(self), NULL);
+  if (n_children)
+    *n_children = self->n;
+  return self->children;
+}
+
+/* Object lock held (see the locking note above). */
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
+                                            int *n_sections, double *gain, gchar **error)
+{
+  GstFxFused *self = GST_FX_FUSED(iir);
+  fx_stage_t *stages = g_new0(fx_stage_t, self->n);
+  fx_sos_t **parts = g_new0(fx_sos_t *, self->n);
+  fx_plan_stage_t ps;
+  fx_status_t st;
+  gboolean ok = FALSE;
+  int total = 0;
+
+  for (guint i = 0; i < self->n; i++) {
+    GstElement *child = self->children[i];
+
+    if (GST_IS_FX_GAIN(child)) {
+      stages[i].kind = FX_STAGE_GAIN;
+      gst_fx_gain_get_linear(GST_FX_GAIN(child), &stages[i].gain, NULL);
+      /* Folded when the plan was made; a later clip=true waits for a replan (see
+       * before_transform). */
+      stages[i].clip = 0;
+    } else {
+      gchar *err = NULL;
+      int k = 0;
+
+      if (!gst_fx_iir_get_sections(GST_FX_IIR(child), rate, &parts[i], &k, &err)) {
+        gchar *name = gst_object_get_name(GST_OBJECT(child));
+        *error = g_strdup_printf("%s: %s", name, err ? err : "cannot be designed");
+        g_free(name);
+        g_free(err);
+        goto out;
+      }
+      stages[i].kind = FX_STAGE_IIR;
+      stages[i].sos = parts[i];
+      stages[i].n_sections = k;
+      total += k;
+    }
+  }
+
+  if (fx_plan_chain(stages, (int) self->n, 1, &ps, 1) != 1 || !ps.is_cascade || ps.first != 0 ||
+      ps.last != (int) self->n - 1) {
+    *error = g_strdup("internal error: the fused run does not plan as one cascade");
+    goto out;
+  }
+  *sos = g_new0(fx_sos_t, MAX(total, 1));
+  st = fx_plan_collect(stages, &ps, *sos, total, n_sections, gain);
+  if (st != FX_OK) {
+    g_clear_pointer(sos, g_free);
+    *error = g_strdup_printf("cannot collect the fused sections: %s", fx_status_string(st));
+    goto out;
+  }
+  ok = TRUE;
+
+out:
+  for (guint i = 0; i < self->n; i++)
+    g_free(parts[i]);
+  g_free(parts);
+  g_free(stages);
+  return ok;
+}
+
+/* Reads the children's parameter serials and gains; returns TRUE when any changed since the last
+ * call. Sets *new_clip to the first folded gain that started to clip (transfer none). */
+static gboolean snapshot_children(GstFxFused *self, GstElement **new_clip)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < self->n; i++) {
+    GstElement *child = self->children[i];
+
+    if (GST_IS_FX_GAIN(child)) {
+      double g;
+      gboolean clip;
+
+      gst_fx_gain_get_linear(GST_FX_GAIN(child), &g, &clip);
+      if (g != self->seen_gain[i])
+        changed = TRUE;
+      if (clip && !self->seen_clip[i] && new_clip && !*new_clip)
+        *new_clip = child;
+      self->seen_gain[i] = g;
+      self->seen_clip[i] = clip;
+    } else {
+      guint serial = gst_fx_iir_get_parameters_serial(GST_FX_IIR(child));
+
+      if (serial != self->seen_serial[i])
+        changed = TRUE;
+      self->seen_serial[i] = serial;
+    }
+  }
+  return changed;
+}
+
+static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *info)
+{
+  GstFxFused *self = GST_FX_FUSED(filter);
+
+  /* Before designing: a change after this point is seen by the next buffer. */
+  snapshot_children(self, NULL);
+  return GST_AUDIO_FILTER_CLASS(gst_fx_fused_parent_class)->setup(filter, info);
+}
+
+static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstFxFused *self = GST_FX_FUSED(trans);
+  GstElement *new_clip = NULL;
+  GstClockTime stream_time;
+
+  /* The stage's own controllers (GstFxIir syncs them). */
+  GST_BASE_TRANSFORM_CLASS(gst_fx_fused_parent_class)->before_transform(trans, buffer);
+
+  /* The children's controllers, at the buffer's stream time, as they would sync themselves. */
+  stream_time =
+      gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP(buffer));
+  if (GST_CLOCK_TIME_IS_VALID(stream_time)) {
+    for (guint i = 0; i < self->n; i++)
+      gst_object_sync_values(GST_OBJECT(self->children[i]), stream_time);
+  }
+
+  if (snapshot_children(self, &new_clip)) {
+    GST_LOG_OBJECT(self, "a child's parameters changed: redesigning the fused cascade");
+    gst_fx_iir_parameters_changed(GST_FX_IIR(self));
+  }
+  if (new_clip && !self->clip_warned) {
+    gchar *name = gst_object_get_name(GST_OBJECT(new_clip));
+    self->clip_warned = TRUE;
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
+                        ("%s: clip=true cannot apply while the gain is folded into a fused "
+                         "cascade; it takes effect when fxchain is restarted (READY)",
+                         name),
+                        ("the fusion plan is made on NULL->READY"));
+    g_free(name);
+  }
+}
