@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Fusion benchmark: fxchain fused vs unfused on the CPU, net of an identity pipeline.
+# Builds what is missing, runs bench/fusion.c (fx-bench-fusion) and writes bench/results/fusion.md
+# and bench/results/fusion.csv. Extra arguments go to fx-bench-fusion (see --help), e.g.
+#   bench/run-fusion.sh --reps 15 --depths 1,2,5,10,20,40
+# BUILD_DIR (default <repo>/build) selects the build directory. Never part of the tests.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${BUILD_DIR:-$ROOT/build}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  meson setup "$BUILD" "$ROOT" >/dev/null
+fi
+ninja -C "$BUILD" >/dev/null || ninja -C "$BUILD"
+
+export GST_PLUGIN_PATH_1_0="$BUILD/gst"
+export GST_REGISTRY_1_0="$BUILD/gst-registry-bench.bin"
+rm -f "$GST_REGISTRY_1_0"
+
+rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  rev="$rev (with uncommitted changes)"
+fi
+buildtype="$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
+  /usr/bin/python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))' 2>/dev/null || echo '?')"
+
+exec "$BUILD/tools/fx-bench-fusion" --out "$ROOT/bench/results" \
+  --label "commit $rev, buildtype $buildtype" "$@"

@@ -1,0 +1,73 @@
+/* gst-fx — command-line front end of the gst-fx plugin.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ *   gst-fx COMMAND [OPTION...]
+ *
+ * One table of commands; each command parses its own options (a GOptionContext) and returns an
+ * exit status: 0 success, 1 a pipeline failed, 2 bad usage. Later commands (process, batch,
+ * response) plug into the same table. */
+#include "gst-fx.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  FxCommand cmd;
+  const char *synopsis;
+} FxCommandEntry;
+
+static const FxCommandEntry commands[] = {
+    {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
+     "plan --chain DESC [--rate R] [--channels C] [--format F32LE|F64LE] [--frames F]\n"
+     "       [--fuse|--no-fuse] [--device auto|cpu|cuda] [--precision auto|single|double]"},
+    {{"count-dispatches", "Fused vs unfused: native calls and CUDA launches per buffer",
+      fx_cmd_count_dispatches},
+     "count-dispatches [--depths 2,5,10,20] [--device auto|cpu|cuda] [--buffers N]\n"
+     "       [--frames F] [--json]"},
+};
+
+static void print_usage(FILE *out)
+{
+  fprintf(out, "Usage:\n  gst-fx COMMAND [OPTION...]\n\n"
+               "Audio filters for GStreamer that fuse chains of IIR stages into one cascade.\n\n"
+               "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    fprintf(out, "  %-18s %s\n", commands[i].cmd.name, commands[i].cmd.summary);
+  fprintf(out, "\nSynopsis:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    fprintf(out, "  gst-fx %s\n", commands[i].synopsis);
+  fprintf(out, "\nOptions:\n"
+               "  -h, --help         Show this help (gst-fx COMMAND --help: a command's options)\n"
+               "  --version          Print the version\n\n"
+               "Exit status: 0 success, 1 the pipeline failed (the error is printed on stderr),\n"
+               "2 bad usage. The plugin is looked up in GST_PLUGIN_PATH_1_0, then in\n"
+               "GST_FX_PLUGIN_DIR, then in the build tree gst-fx was built in.\n");
+}
+
+int main(int argc, char **argv)
+{
+  const char *name;
+
+  setlocale(LC_ALL, "");
+  if (argc < 2) {
+    print_usage(stderr);
+    return FX_EXIT_USAGE;
+  }
+  name = argv[1];
+  if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+    print_usage(stdout);
+    return FX_EXIT_OK;
+  }
+  if (strcmp(name, "--version") == 0) {
+    printf("gst-fx %s\n", FX_VERSION);
+    return FX_EXIT_OK;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (strcmp(name, commands[i].cmd.name) == 0)
+      return commands[i].cmd.run(argc - 1, argv + 1);
+
+  fprintf(stderr, "gst-fx: unknown command \"%s\"\n\n", name);
+  print_usage(stderr);
+  return FX_EXIT_USAGE;
+}

@@ -1,0 +1,86 @@
+/* gst-fx — the command-line program: shared declarations.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The program drives the plugin only through GStreamer (element factories, properties, the bus);
+ * it never includes gst/ headers. Every command is a function in the table in gst-fx.c. */
+#ifndef GST_FX_TOOL_H
+#define GST_FX_TOOL_H
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Exit status of every command: 0 success, 1 a pipeline failed (the bus error is printed as one
+ * line on stderr), 2 bad usage (the usage is printed on stderr). */
+enum { FX_EXIT_OK = 0, FX_EXIT_FAILURE = 1, FX_EXIT_USAGE = 2 };
+
+/* A command: argv[0] is the command's name; returns an exit status. */
+typedef int (*FxCommandFunc)(int argc, char **argv);
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  FxCommandFunc run;
+} FxCommand;
+
+int fx_cmd_plan(int argc, char **argv);
+int fx_cmd_count_dispatches(int argc, char **argv);
+
+/* Makes the freshly built plugin visible: scans $GST_FX_PLUGIN_DIR when set, otherwise, when no
+ * fx element is registered, the plugin build directory compiled in as FX_PLUGIN_DIR (if it
+ * exists). Call after gst_init(). */
+void fx_tool_find_plugin(void);
+
+/* Parses the GOptionContext of a command. On a bad option prints "gst-fx: MESSAGE" and the
+ * command's usage on stderr and returns FALSE (exit with FX_EXIT_USAGE). --help prints the help on
+ * stdout and exits 0 (GLib's behaviour). */
+gboolean fx_tool_parse_options(GOptionContext *ctx, int *argc, char ***argv);
+
+/* Prints "gst-fx: MESSAGE" and the command's usage on stderr; returns FX_EXIT_USAGE. */
+int fx_tool_usage_error(GOptionContext *ctx, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* Creates an element or sets *error naming the missing factory (and the plugin hint). */
+GstElement *fx_tool_make(const char *factory, const char *name, GError **error);
+
+/* Runs a pipeline from NULL to EOS. Returns TRUE on EOS; on an error message sets *error to the
+ * bus message (the debug string is dropped). Warnings posted on the bus are collected in
+ * *warnings (unique messages, may be NULL) when warnings is not NULL. The pipeline is left in
+ * PLAYING (or wherever it stopped) so that properties can be read before the caller sets NULL. */
+gboolean fx_tool_run_to_eos(GstElement *pipeline, GPtrArray **warnings, GError **error);
+
+/* A chain of `depth` IIR stages of one second-order section each, cycling through fxbiquad
+ * (peaking), fxbutterworth (order-2 high-pass) and fxsos (order-2 low-pass row), in gst-launch
+ * syntax. Stage i is named "sI". Free with g_free(). */
+gchar *fx_tool_iir_chain(guint depth);
+
+/* A test pipeline around an fxchain:
+ *   audiotestsrc wave=white-noise num-buffers=N samplesperbuffer=F
+ *   ! audio/x-raw,format=…,rate=…,channels=…,layout=interleaved ! fxchain ! fakesink */
+typedef struct {
+  const char *chain;     /* the fxchain's `chain` */
+  gboolean fuse;         /* the fxchain's `fuse` */
+  const char *device;    /* enum nick or NULL (default) */
+  const char *precision; /* enum nick or NULL (default) */
+  const char *format;    /* "F32LE" or "F64LE" */
+  gint rate, channels;
+  guint frames, buffers;
+} FxChainRun;
+
+/* Builds the pipeline above; *fxchain receives the bin (owned by the pipeline). */
+GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, GError **error);
+
+/* Reads a guint64 property; FALSE when the object has no such property. */
+gboolean fx_tool_get_u64(gpointer object, const char *property, guint64 *value);
+
+/* Checks an enum-like option value against a NULL-terminated list of nicks. */
+gboolean fx_tool_check_nick(const char *value, const char *const *nicks);
+
+/* Initialises GStreamer and finds the plugin (fx_tool_find_plugin). */
+void fx_tool_init(void);
+
+/* Parses "2,5,10,20" into an array of guint (each in [1, max]); FALSE on a malformed list. */
+gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
+
+G_END_DECLS
+
+#endif
