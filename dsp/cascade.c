@@ -773,11 +773,11 @@ static void run_path(const fx_cascade_t *c, fx_path_t *p, double *hist, void *da
 {
   const int C = c->channels;
   if (c->format == FX_SAMPLE_F64)
-    c->kernel->f64(p->coef, p->state, hist, p->K, (double *) data, frames, C);
+    c->kernel->f64(p->coef, p->state, hist, p->K, p->K, (double *) data, frames, C);
   else if (c->dbl)
-    c->kernel->f32_d(p->coef, p->state, hist, p->K, (float *) data, frames, C);
+    c->kernel->f32_d(p->coef, p->state, hist, p->K, p->K, (float *) data, frames, C);
   else
-    c->kernel->f32_s(p->coef_f, p->state_f, hist, p->K, (float *) data, frames, C);
+    c->kernel->f32_s(p->coef_f, p->state_f, hist, p->K, p->K, (float *) data, frames, C);
 }
 
 /* data = old + w (new - old), w = (pos + i + 1) / (len + 1) per frame. */

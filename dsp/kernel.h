@@ -26,6 +26,10 @@
  *   - Denormals must not slow decaying tails: set flush-to-zero / denormals-are-zero for the
  *     duration of the call and restore the caller's mode afterwards.
  *   - K == 0 is allowed (only hist[.][0] is updated).
+ *   - A call may cover a range of a larger cascade: `kstride` (>= K) is the number of sections
+ *     per channel that the state and hist arrays are laid out for ([C][kstride][2] and
+ *     [C][kstride+1][2]); the caller offsets coef by 5*k0, state and hist by 2*k0 to run sections
+ *     k0 .. k0+K-1. A whole cascade passes kstride == K.
  *   - No allocation, no locking. */
 #ifndef FX_KERNEL_H
 #define FX_KERNEL_H
@@ -40,14 +44,14 @@ typedef struct {
   /* Short name used in the engine's backend string ("cpu-<name>-f32" / "cpu-<name>-f64"). */
   const char *name;
   /* F64 stream, double coefficients and state. */
-  void (*f64)(const double *coef, double *state, double *hist, int K, double *data, size_t frames,
-              int channels);
+  void (*f64)(const double *coef, double *state, double *hist, int K, int kstride, double *data,
+              size_t frames, int channels);
   /* F32 stream, double coefficients and state (float I/O, double arithmetic). */
-  void (*f32_d)(const double *coef, double *state, double *hist, int K, float *data, size_t frames,
-                int channels);
+  void (*f32_d)(const double *coef, double *state, double *hist, int K, int kstride, float *data,
+                size_t frames, int channels);
   /* F32 stream, float coefficients and state. */
-  void (*f32_s)(const float *coef, float *state, double *hist, int K, float *data, size_t frames,
-                int channels);
+  void (*f32_s)(const float *coef, float *state, double *hist, int K, int kstride, float *data,
+                size_t frames, int channels);
 } fx_kernel_t;
 
 /* The portable scalar implementation (kernel_scalar.c). */

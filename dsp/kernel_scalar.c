@@ -169,8 +169,8 @@ FX_DEFINE_GROUPS(f, float)
  * wanted, go through record_frame so the boundary histories end up holding the last two samples
  * of the call (one-frame calls shift in one sample). */
 #define FX_DEFINE_KERNEL(NAME, IO, T, SFX)                                                         \
-  static void NAME(const T *coef, T *state, double *hist, int K, IO *data, size_t frames,          \
-                   int channels)                                                                   \
+  static void NAME(const T *coef, T *state, double *hist, int K, int kstride, IO *data,            \
+                   size_t frames, int channels)                                                    \
   {                                                                                                \
     fx_fpmode_t mode;                                                                              \
     T buf[FX_BLOCK];                                                                               \
@@ -181,7 +181,7 @@ FX_DEFINE_GROUPS(f, float)
     const size_t body = frames - tail;                                                             \
     fpmode_enter(&mode);                                                                           \
     for (size_t ch = 0; ch < C; ch++) {                                                            \
-      T *st = state + ch * (size_t) K * 2;                                                         \
+      T *st = state + ch * (size_t) kstride * 2;                                                   \
       for (size_t f0 = 0; f0 < body; f0 += FX_BLOCK) {                                             \
         const size_t n = body - f0 < FX_BLOCK ? body - f0 : FX_BLOCK;                              \
         IO *p = data + f0 * C + ch;                                                                \
@@ -192,7 +192,7 @@ FX_DEFINE_GROUPS(f, float)
           p[i * C] = (IO) buf[i];                                                                  \
       }                                                                                            \
       if (tail) {                                                                                  \
-        double *h = hist + ch * ((size_t) K + 1) * 2;                                              \
+        double *h = hist + ch * ((size_t) kstride + 1) * 2;                                        \
         for (size_t i = body; i < frames; i++) {                                                   \
           IO *p = data + i * C + ch;                                                               \
           *p = (IO) record_frame_##SFX(coef, st, K, h, (T) *p);                                    \
