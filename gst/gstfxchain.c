@@ -33,6 +33,10 @@
  * the property has been set on the bin. `dispatches` and `launches` are totals over all stages;
  * `backend` lists what the cascades run on (comma-separated when stages differ).
  *
+ * At EOS the bin posts an element message `fxchain-stats` with `plan` (string), `buffers`,
+ * `dispatches` and `launches` (guint64) and `backend` (string), so `gst-launch-1.0 -m` or an
+ * application's bus handler can see what ran and how many native calls it took.
+ *
  * Errors: a `chain` that does not parse or names an unknown element, an element without exactly
  * one audio sink pad and one audio src pad, children that do not form one linear chain, and an
  * empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
@@ -119,6 +123,12 @@ struct _GstFxChain {
   gchar *chain_error; /* why the chain property could not be applied (NULL when fine) */
   gchar *wire_error;  /* why the last wiring failed (NULL when fine) */
   guint fused_counter;
+
+  /* The stats probe on the ghost src pad in use (wire_lock); buffers counted by it (streaming
+   * thread only; reset on wiring). */
+  GstPad *stats_pad;
+  gulong stats_probe;
+  guint64 buffers_out;
 };
 
 G_DEFINE_TYPE(GstFxChain, gst_fx_chain, GST_TYPE_BIN)
@@ -223,6 +233,10 @@ static void gst_fx_chain_dispose(GObject *object)
   GstFxChain *self = GST_FX_CHAIN(object);
 
   g_rec_mutex_lock(&self->wire_lock);
+  if (self->stats_pad) {
+    gst_pad_remove_probe(self->stats_pad, self->stats_probe);
+    gst_clear_object(&self->stats_pad);
+  }
   g_ptr_array_set_size(self->links, 0);
   g_ptr_array_set_size(self->stages, 0);
   g_ptr_array_set_size(self->order, 0);
@@ -585,12 +599,62 @@ static void clear_ghost_targets(GstFxChain *self)
   g_list_free_full(pads, gst_object_unref);
 }
 
+/* Counts buffers leaving the bin and posts `fxchain-stats` at EOS (streaming thread). */
+static GstPadProbeReturn stats_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstFxChain *self = GST_FX_CHAIN(user_data);
+  gchar *plan = NULL, *backend = NULL;
+  guint64 dispatches = 0, launches = 0;
+
+  (void) pad;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    self->buffers_out++;
+    return GST_PAD_PROBE_OK;
+  }
+  if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  g_object_get(self, "plan", &plan, "dispatches", &dispatches, "launches", &launches, "backend",
+               &backend, NULL);
+  gst_element_post_message(
+      GST_ELEMENT(self),
+      gst_message_new_element(
+          GST_OBJECT(self),
+          gst_structure_new("fxchain-stats", "plan", G_TYPE_STRING, plan, "buffers", G_TYPE_UINT64,
+                            self->buffers_out, "dispatches", G_TYPE_UINT64, dispatches, "launches",
+                            G_TYPE_UINT64, launches, "backend", G_TYPE_STRING, backend, NULL)));
+  g_free(plan);
+  g_free(backend);
+  return GST_PAD_PROBE_OK;
+}
+
+/* wire_lock held. */
+static void stats_remove(GstFxChain *self)
+{
+  if (self->stats_pad) {
+    gst_pad_remove_probe(self->stats_pad, self->stats_probe);
+    gst_clear_object(&self->stats_pad);
+    self->stats_probe = 0;
+  }
+}
+
+/* wire_lock held; `ghost`: the src ghost pad now in use. */
+static void stats_install(GstFxChain *self, GstPad *ghost)
+{
+  stats_remove(self);
+  self->buffers_out = 0;
+  self->stats_pad = gst_object_ref(ghost);
+  self->stats_probe =
+      gst_pad_add_probe(ghost, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                        stats_probe, self, NULL);
+}
+
 /* Undoes the wiring: fused stages removed, the user's children linked in chain order again.
  * wire_lock held. */
 static void unwire(GstFxChain *self)
 {
   GstElement *prev = NULL;
 
+  stats_remove(self);
   clear_ghost_targets(self);
   for (guint i = 0; i + 1 < self->links->len; i += 2)
     gst_pad_unlink(g_ptr_array_index(self->links, i), g_ptr_array_index(self->links, i + 1));
@@ -705,6 +769,8 @@ static gboolean wire(GstFxChain *self)
     target =
         stage_pad(((Stage *) g_ptr_array_index(stages, stages->len - 1))->element, GST_PAD_SRC);
     ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
+    if (ok)
+      stats_install(self, ghost);
     g_clear_object(&target);
     gst_object_unref(ghost);
   }
