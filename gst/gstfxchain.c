@@ -109,10 +109,7 @@ struct _GstFxChain {
   /* Settings, object lock. */
   gchar *chain;
   gboolean fuse;
-  GstFxDevice device;
-  GstFxPrecision precision;
-  guint scan_threshold;
-  gboolean cuda_graphs;
+  GstFxCommonSettings common;
   guint explicit_common; /* bits 1 << GstFxCommonProp: set on the bin */
 
   /* Wiring, wire_lock (recursive: bin signals may call back into get_property). */
@@ -217,10 +214,7 @@ static void gst_fx_chain_init(GstFxChain *self)
   gst_element_add_pad(GST_ELEMENT(self), self->srcpad);
 
   self->fuse = DEFAULT_FUSE;
-  self->device = GST_FX_DEVICE_AUTO;
-  self->precision = GST_FX_PRECISION_AUTO;
-  self->scan_threshold = 0;
-  self->cuda_graphs = TRUE;
+  gst_fx_common_settings_init(&self->common);
 
   g_rec_mutex_init(&self->wire_lock);
   self->order = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -527,10 +521,10 @@ static void apply_common(GstFxChain *self, GstElement *e, gboolean all)
   if (!GST_IS_FX_IIR(e))
     return;
   GST_OBJECT_LOCK(self);
-  device = self->device;
-  precision = self->precision;
-  scan = self->scan_threshold;
-  graphs = self->cuda_graphs;
+  device = self->common.device;
+  precision = self->common.precision;
+  scan = self->common.scan_threshold;
+  graphs = self->common.cuda_graphs;
   mask = all ? ~0u : self->explicit_common;
   GST_OBJECT_UNLOCK(self);
 
@@ -1125,22 +1119,7 @@ static gchar *plan_text(GstFxChain *self)
 static void set_common(GstFxChain *self, guint which, const GValue *value)
 {
   GST_OBJECT_LOCK(self);
-  switch (which) {
-  case GST_FX_COMMON_PROP_DEVICE:
-    self->device = g_value_get_enum(value);
-    break;
-  case GST_FX_COMMON_PROP_PRECISION:
-    self->precision = g_value_get_enum(value);
-    break;
-  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
-    self->scan_threshold = g_value_get_uint(value);
-    break;
-  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
-    self->cuda_graphs = g_value_get_boolean(value);
-    break;
-  default:
-    break;
-  }
+  gst_fx_common_settings_set(&self->common, which, value);
   self->explicit_common |= 1u << which;
   GST_OBJECT_UNLOCK(self);
 
@@ -1198,23 +1177,11 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
     GST_OBJECT_UNLOCK(self);
     break;
   case PROP_DEVICE:
-    GST_OBJECT_LOCK(self);
-    g_value_set_enum(value, self->device);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_PRECISION:
-    GST_OBJECT_LOCK(self);
-    g_value_set_enum(value, self->precision);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_SCAN_THRESHOLD:
-    GST_OBJECT_LOCK(self);
-    g_value_set_uint(value, self->scan_threshold);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_CUDA_GRAPHS:
     GST_OBJECT_LOCK(self);
-    g_value_set_boolean(value, self->cuda_graphs);
+    gst_fx_common_settings_get(&self->common, prop_id - PROP_DEVICE, value);
     GST_OBJECT_UNLOCK(self);
     break;
   case PROP_PLAN:

@@ -48,10 +48,7 @@ G_STATIC_ASSERT(PROP_LAUNCHES == PROP_DEVICE + GST_FX_COMMON_PROP_LAUNCHES);
 
 typedef struct {
   /* Settings, guarded by the object lock. */
-  GstFxDevice device;
-  GstFxPrecision precision;
-  guint scan_threshold;
-  gboolean cuda_graphs;
+  GstFxCommonSettings common;
   gint rate;         /* negotiated rate (0 = none) */
   fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed) */
   int n_pending;
@@ -132,6 +129,58 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
       F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
            "MAX ]"
+
+void gst_fx_common_settings_init(GstFxCommonSettings *settings)
+{
+  settings->device = DEFAULT_DEVICE;
+  settings->precision = DEFAULT_PRECISION;
+  settings->scan_threshold = DEFAULT_SCAN_THRESHOLD;
+  settings->cuda_graphs = DEFAULT_CUDA_GRAPHS;
+}
+
+gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonProp which,
+                                    const GValue *value)
+{
+  GstFxCommonSettings old = *settings;
+
+  switch (which) {
+  case GST_FX_COMMON_PROP_DEVICE:
+    settings->device = g_value_get_enum(value);
+    return settings->device != old.device;
+  case GST_FX_COMMON_PROP_PRECISION:
+    settings->precision = g_value_get_enum(value);
+    return settings->precision != old.precision;
+  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
+    settings->scan_threshold = g_value_get_uint(value);
+    return settings->scan_threshold != old.scan_threshold;
+  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
+    settings->cuda_graphs = g_value_get_boolean(value);
+    return settings->cuda_graphs != old.cuda_graphs;
+  default:
+    return FALSE;
+  }
+}
+
+gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCommonProp which,
+                                    GValue *value)
+{
+  switch (which) {
+  case GST_FX_COMMON_PROP_DEVICE:
+    g_value_set_enum(value, settings->device);
+    return TRUE;
+  case GST_FX_COMMON_PROP_PRECISION:
+    g_value_set_enum(value, settings->precision);
+    return TRUE;
+  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
+    g_value_set_uint(value, settings->scan_threshold);
+    return TRUE;
+  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
+    g_value_set_boolean(value, settings->cuda_graphs);
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
 
 void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
 {
@@ -218,10 +267,7 @@ static void gst_fx_iir_init(GstFxIir *self)
 {
   GstFxIirPrivate *priv = PRIV(self);
 
-  priv->device = DEFAULT_DEVICE;
-  priv->precision = DEFAULT_PRECISION;
-  priv->scan_threshold = DEFAULT_SCAN_THRESHOLD;
-  priv->cuda_graphs = DEFAULT_CUDA_GRAPHS;
+  gst_fx_common_settings_init(&priv->common);
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
   priv->current_gain = 1.0;
   g_mutex_init(&priv->engine_lock);
@@ -412,27 +458,16 @@ static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue
 
   switch (prop_id) {
   case PROP_DEVICE:
-    GST_OBJECT_LOCK(self);
-    priv->device = g_value_get_enum(value);
-    priv->cuda_warned = FALSE;
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_PRECISION:
-    GST_OBJECT_LOCK(self);
-    if (priv->precision != (GstFxPrecision) g_value_get_enum(value)) {
-      priv->precision = g_value_get_enum(value);
-      priv->reconfigure = TRUE;
-    }
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_SCAN_THRESHOLD:
-    GST_OBJECT_LOCK(self);
-    priv->scan_threshold = g_value_get_uint(value);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_CUDA_GRAPHS:
     GST_OBJECT_LOCK(self);
-    priv->cuda_graphs = g_value_get_boolean(value);
+    if (gst_fx_common_settings_set(&priv->common, prop_id - PROP_DEVICE, value)) {
+      if (prop_id == PROP_DEVICE)
+        priv->cuda_warned = FALSE;
+      if (prop_id == PROP_PRECISION)
+        priv->reconfigure = TRUE;
+    }
     GST_OBJECT_UNLOCK(self);
     break;
   default:
@@ -449,23 +484,11 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
 
   switch (prop_id) {
   case PROP_DEVICE:
-    GST_OBJECT_LOCK(self);
-    g_value_set_enum(value, priv->device);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_PRECISION:
-    GST_OBJECT_LOCK(self);
-    g_value_set_enum(value, priv->precision);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_SCAN_THRESHOLD:
-    GST_OBJECT_LOCK(self);
-    g_value_set_uint(value, priv->scan_threshold);
-    GST_OBJECT_UNLOCK(self);
-    break;
   case PROP_CUDA_GRAPHS:
     GST_OBJECT_LOCK(self);
-    g_value_set_boolean(value, priv->cuda_graphs);
+    gst_fx_common_settings_get(&priv->common, prop_id - PROP_DEVICE, value);
     GST_OBJECT_UNLOCK(self);
     break;
   case PROP_DISPATCHES:
@@ -527,7 +550,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 
   g_mutex_lock(&priv->engine_lock);
   GST_OBJECT_LOCK(self);
-  precision = priv->precision;
+  precision = priv->common.precision;
   priv->reconfigure = FALSE;
   sos = design_locked(self, rate, &n, &gain, &err);
   if (sos) {
@@ -697,8 +720,8 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   }
   reconfigure = priv->reconfigure;
   priv->reconfigure = FALSE;
-  precision = priv->precision;
-  if (priv->device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
+  precision = priv->common.precision;
+  if (priv->common.device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
     priv->cuda_warned = TRUE;
     warn_cuda = TRUE;
   }

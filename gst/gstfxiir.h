@@ -105,6 +105,24 @@ typedef enum {
   GST_FX_COMMON_PROP_COUNT,
 } GstFxCommonProp;
 
+/* The writable common properties' values (guarded by the owner's object lock). */
+typedef struct {
+  GstFxDevice device;
+  GstFxPrecision precision;
+  guint scan_threshold;
+  gboolean cuda_graphs;
+} GstFxCommonSettings;
+
+/* Sets the defaults. */
+void gst_fx_common_settings_init(GstFxCommonSettings *settings);
+/* Stores a writable common property (`which`: device, precision, scan-threshold or cuda-graphs);
+ * returns TRUE when the value changed. FALSE for the read-only ones. Object lock held. */
+gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonProp which,
+                                    const GValue *value);
+/* Reads a writable common property into @value; FALSE for the read-only ones. Object lock held. */
+gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCommonProp which,
+                                    GValue *value);
+
 /* Installs `device`, `precision`, `dispatches`, `backend`, `scan-threshold`, `cuda-graphs` and
  * `launches` with ids @first_prop_id + GstFxCommonProp. */
 void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
