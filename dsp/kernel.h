@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A kernel filters an interleaved buffer in place through K second-order sections in transposed
- * direct form II. Several implementations (scalar C now; SSE2/AVX2/AVX-512 and CUDA later) fill
+ * direct form II. Several implementations (scalar C, SSE2, AVX2+FMA, AVX-512; CUDA later) fill
  * the same method set, fx_kernel_t, and fx_kernel_select() picks one at run time, the way
  * PipeWire's filter-graph picks its audio-dsp method set (one table, first entry whose CPU
- * features match).
+ * features match; kernel_select.c).
  *
  * Data layout shared by every kernel (K sections, C channels):
  *   coef   [K][5]        b0, b1, b2, a1, a2 of each section (a0 == 1)
@@ -57,8 +57,27 @@ typedef struct {
 /* The portable scalar implementation (kernel_scalar.c). */
 extern const fx_kernel_t fx_kernel_scalar;
 
-/* The best kernel for this machine. Only the scalar kernel exists for now. Never NULL. */
+/* x86-64 only (built when meson targets x86-64; FX_KERNELS_X86 is then defined for
+ * kernel_select.c). Call them only where fx_kernel_get() lists them (the CPU has the features).
+ *   sse2:   128-bit vectors, no FMA: bit-identical to the scalar kernel.
+ *   avx2:   AVX2 + FMA, 256-bit vectors (8 float / 4 double lanes).
+ *   avx512: AVX-512F/DQ/VL + FMA, 512-bit vectors (16 float / 8 double lanes); bit-identical to
+ *           avx2 (same FMA arithmetic per lane). */
+extern const fx_kernel_t fx_kernel_sse2;
+extern const fx_kernel_t fx_kernel_avx2;
+extern const fx_kernel_t fx_kernel_avx512;
+
+/* The best kernel for this machine, never NULL. The environment variable FX_KERNEL
+ * (scalar|sse2|avx2|avx512), read at each call, forces one; a name this CPU does not support (or
+ * an unknown one) falls back silently to the best supported kernel: check the returned ->name. */
 const fx_kernel_t *fx_kernel_select(void);
+
+/* The kernels this CPU supports, best first (the scalar kernel is always the last one). */
+int fx_kernel_count(void);
+/* Kernel i of fx_kernel_count(), or NULL when i is out of range. */
+const fx_kernel_t *fx_kernel_get(int i);
+/* The supported kernel with this name, or NULL. */
+const fx_kernel_t *fx_kernel_find(const char *name);
 
 #ifdef __cplusplus
 }

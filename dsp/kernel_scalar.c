@@ -212,11 +212,3 @@ const fx_kernel_t fx_kernel_scalar = {
     .f32_d = scalar_f32_d,
     .f32_s = scalar_f32_s,
 };
-
-/* Run-time selection. SIMD and CUDA kernels will be added as a table of method sets, each with
- * the CPU features it needs, the first matching entry winning; the scalar kernel is the last,
- * always-matching entry. */
-const fx_kernel_t *fx_kernel_select(void)
-{
-  return &fx_kernel_scalar;
-}

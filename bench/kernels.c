@@ -1,0 +1,292 @@
+/* gst-fx — micro-benchmark of the SOS cascade kernels (dsp/kernel_*.c). Never a pass/fail test.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * For every kernel this CPU supports (or those named by --kernels), each flavour (f32_s: F32
+ * stream with float arithmetic, f32_d: F32 stream with double arithmetic, f64), each section
+ * count K and channel count C: the time per channel-sample of filtering buffers of --frames
+ * frames in place, the way the engine calls the kernel (history recorded). The sections are
+ * all-pass (poles at radius 0.9), so the signal keeps its size however often it is filtered.
+ * Each configuration is timed --reps times (each repetition at least --ms milliseconds of this
+ * thread's CPU time, or wall-clock time with --wall) and the median and minimum are printed, one
+ * CSV row per configuration:
+ *     kernel,flavour,K,C,frames,ns_per_channel_sample_median,ns_min,ns_per_section_sample
+ * Lines starting with '#' are comments: the measured FMA throughput of this core (independent
+ * FMAs per ns for 256- and 512-bit vectors) for the FMA-bound column of bench/run-kernels.py. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FX_BENCH_X86 1
+#endif
+
+/* Thread CPU time by default: on a shared machine the time this thread spends descheduled does
+ * not count (--wall: CLOCK_MONOTONIC). */
+static clockid_t bench_clock = CLOCK_THREAD_CPUTIME_ID;
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(bench_clock, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static int parse_list(const char *s, int *out, int max)
+{
+  int n = 0;
+  while (*s && n < max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s)
+      break;
+    out[n++] = (int) v;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return n;
+}
+
+#if defined(FX_BENCH_X86)
+/* Independent FMA chains (16 accumulators): vector FMAs per ns. */
+__attribute__((target("avx2,fma"), noinline)) static double fma_rate_256(void)
+{
+  const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-3f);
+  __m256 c0 = _mm256_set1_ps(0.0f), c1 = _mm256_set1_ps(0.1f), c2 = _mm256_set1_ps(0.2f),
+         c3 = _mm256_set1_ps(0.3f), c4 = _mm256_set1_ps(0.4f), c5 = _mm256_set1_ps(0.5f),
+         c6 = _mm256_set1_ps(0.6f), c7 = _mm256_set1_ps(0.7f), c8 = _mm256_set1_ps(0.8f),
+         c9 = _mm256_set1_ps(0.9f), c10 = _mm256_set1_ps(1.0f), c11 = _mm256_set1_ps(1.1f);
+  const long n = 5000000;
+  const double t0 = now_s();
+  for (long k = 0; k < n; k++) {
+    c0 = _mm256_fmadd_ps(c0, a, b);
+    c1 = _mm256_fmadd_ps(c1, a, b);
+    c2 = _mm256_fmadd_ps(c2, a, b);
+    c3 = _mm256_fmadd_ps(c3, a, b);
+    c4 = _mm256_fmadd_ps(c4, a, b);
+    c5 = _mm256_fmadd_ps(c5, a, b);
+    c6 = _mm256_fmadd_ps(c6, a, b);
+    c7 = _mm256_fmadd_ps(c7, a, b);
+    c8 = _mm256_fmadd_ps(c8, a, b);
+    c9 = _mm256_fmadd_ps(c9, a, b);
+    c10 = _mm256_fmadd_ps(c10, a, b);
+    c11 = _mm256_fmadd_ps(c11, a, b);
+    __asm__ volatile("" : "+x"(c0), "+x"(c1), "+x"(c2), "+x"(c3), "+x"(c4), "+x"(c5));
+    __asm__ volatile("" : "+x"(c6), "+x"(c7), "+x"(c8), "+x"(c9), "+x"(c10), "+x"(c11));
+  }
+  const double t = now_s() - t0;
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                           _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(c8, c9), _mm256_add_ps(c10, c11)));
+  float sink[16];
+  _mm256_storeu_ps(sink, s);
+  if (sink[0] == 12345.0f)
+    printf("#\n");
+  return (double) n * 12 / (t * 1e9);
+}
+
+__attribute__((target("avx512f,fma"), noinline)) static double fma_rate_512(void)
+{
+  const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-3f);
+  __m512 c0 = _mm512_set1_ps(0.0f), c1 = _mm512_set1_ps(0.1f), c2 = _mm512_set1_ps(0.2f),
+         c3 = _mm512_set1_ps(0.3f), c4 = _mm512_set1_ps(0.4f), c5 = _mm512_set1_ps(0.5f),
+         c6 = _mm512_set1_ps(0.6f), c7 = _mm512_set1_ps(0.7f), c8 = _mm512_set1_ps(0.8f),
+         c9 = _mm512_set1_ps(0.9f), c10 = _mm512_set1_ps(1.0f), c11 = _mm512_set1_ps(1.1f);
+  const long n = 5000000;
+  const double t0 = now_s();
+  for (long k = 0; k < n; k++) {
+    c0 = _mm512_fmadd_ps(c0, a, b);
+    c1 = _mm512_fmadd_ps(c1, a, b);
+    c2 = _mm512_fmadd_ps(c2, a, b);
+    c3 = _mm512_fmadd_ps(c3, a, b);
+    c4 = _mm512_fmadd_ps(c4, a, b);
+    c5 = _mm512_fmadd_ps(c5, a, b);
+    c6 = _mm512_fmadd_ps(c6, a, b);
+    c7 = _mm512_fmadd_ps(c7, a, b);
+    c8 = _mm512_fmadd_ps(c8, a, b);
+    c9 = _mm512_fmadd_ps(c9, a, b);
+    c10 = _mm512_fmadd_ps(c10, a, b);
+    c11 = _mm512_fmadd_ps(c11, a, b);
+    __asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5));
+    __asm__ volatile("" : "+v"(c6), "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));
+  }
+  const double t = now_s() - t0;
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
+                           _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(c8, c9), _mm512_add_ps(c10, c11)));
+  float sink[16];
+  _mm512_storeu_ps(sink, s);
+  if (sink[0] == 12345.0f)
+    printf("#\n");
+  return (double) n * 12 / (t * 1e9);
+}
+#endif
+
+enum { FL_F32S, FL_F32D, FL_F64 };
+static const char *fl_names[] = {"f32_s", "f32_d", "f64"};
+
+/* Times `calls` kernel calls on one buffer; returns seconds. */
+static double run(const fx_kernel_t *kn, int fl, const double *coef, const float *coef_f,
+                  void *state, double *hist, int K, void *data, size_t frames, int C, long calls)
+{
+  const double t0 = now_s();
+  for (long i = 0; i < calls; i++) {
+    if (fl == FL_F64)
+      kn->f64(coef, state, hist, K, K, data, frames, C);
+    else if (fl == FL_F32D)
+      kn->f32_d(coef, state, hist, K, K, data, frames, C);
+    else
+      kn->f32_s(coef_f, state, hist, K, K, data, frames, C);
+  }
+  return now_s() - t0;
+}
+
+int main(int argc, char **argv)
+{
+  int Ks[16] = {1, 2, 4, 8, 16}, nK = 5;
+  int Cs[16] = {1, 2, 8, 16, 64}, nC = 5;
+  int fls[3] = {FL_F32S, FL_F32D, FL_F64}, nfl = 3;
+  size_t frames = 1024;
+  int reps = 7;
+  double ms = 20;
+  const char *kernels = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(a, "--K")) {
+      nK = parse_list(v, Ks, 16);
+      i++;
+    } else if (!strcmp(a, "--C")) {
+      nC = parse_list(v, Cs, 16);
+      i++;
+    } else if (!strcmp(a, "--frames")) {
+      frames = (size_t) atol(v);
+      i++;
+    } else if (!strcmp(a, "--reps")) {
+      reps = atoi(v);
+      i++;
+    } else if (!strcmp(a, "--ms")) {
+      ms = atof(v);
+      i++;
+    } else if (!strcmp(a, "--wall")) {
+      bench_clock = CLOCK_MONOTONIC;
+    } else if (!strcmp(a, "--kernels")) {
+      kernels = v;
+      i++;
+    } else if (!strcmp(a, "--flavours")) {
+      nfl = 0;
+      for (int f = 0; f < 3; f++)
+        if (strstr(v, fl_names[f]))
+          fls[nfl++] = f;
+      i++;
+    } else {
+      printf("usage: %s [--kernels avx512,avx2,sse2,scalar] [--flavours f32_s,f32_d,f64]\n"
+             "          [--K 1,2,4,8,16] [--C 1,2,8,16,64] [--frames 1024] [--reps 7] [--ms 20]\n"
+             "          [--wall]  (wall-clock time instead of this thread's CPU time)\n",
+             argv[0]);
+      return !strcmp(a, "--help") ? 0 : 2;
+    }
+  }
+  if (reps < 1 || reps > 101 || frames < 1)
+    return 2;
+#if defined(FX_BENCH_X86)
+  __builtin_cpu_init();
+  /* best of 5 (other load on the machine only makes a run slower) */
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    double best = 0;
+    for (int i = 0; i < 5; i++) {
+      const double r = fma_rate_256();
+      best = r > best ? r : best;
+    }
+    printf("# fma256_per_ns %.4f\n", best);
+  }
+  if (__builtin_cpu_supports("avx512f")) {
+    double best = 0;
+    for (int i = 0; i < 5; i++) {
+      const double r = fma_rate_512();
+      best = r > best ? r : best;
+    }
+    printf("# fma512_per_ns %.4f\n", best);
+  }
+#endif
+  printf("kernel,flavour,K,C,frames,ns_per_channel_sample_median,ns_min,ns_per_section_sample\n");
+  int maxK = 1, maxC = 1;
+  for (int i = 0; i < nK; i++)
+    maxK = Ks[i] > maxK ? Ks[i] : maxK;
+  for (int i = 0; i < nC; i++)
+    maxC = Cs[i] > maxC ? Cs[i] : maxC;
+  double *coef = malloc((size_t) maxK * 5 * sizeof(double));
+  float *coef_f = malloc((size_t) maxK * 5 * sizeof(float));
+  for (int k = 0; k < maxK; k++) { /* all-pass, poles at 0.9 e^{+-j th} */
+    const double th = 0.1 + 2.9 * k / (maxK + 1.0), a1 = -1.8 * cos(th), a2 = 0.81;
+    const double c[5] = {a2, a1, 1.0, a1, a2};
+    for (int j = 0; j < 5; j++) {
+      coef[5 * k + j] = c[j];
+      coef_f[5 * k + j] = (float) c[j];
+    }
+  }
+  const size_t n = frames * (size_t) maxC;
+  double *data = malloc(n * sizeof(double) + 64);
+  double *state = calloc((size_t) maxC * (size_t) maxK * 2, sizeof(double));
+  double *hist = calloc((size_t) maxC * ((size_t) maxK + 1) * 2, sizeof(double));
+  double *t = malloc((size_t) reps * sizeof(double));
+  uint64_t r = 0x9E3779B97F4A7C15ull;
+  for (int ki = 0; ki < fx_kernel_count(); ki++) {
+    const fx_kernel_t *kn = fx_kernel_get(ki);
+    if (kernels && !strstr(kernels, kn->name))
+      continue;
+    for (int f = 0; f < nfl; f++) {
+      const int fl = fls[f];
+      for (int a = 0; a < nK; a++) {
+        for (int b = 0; b < nC; b++) {
+          const int K = Ks[a], C = Cs[b];
+          const size_t m = frames * (size_t) C;
+          for (size_t i = 0; i < m; i++) {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            const double v = (double) (r >> 11) * (1.0 / 9007199254740992.0) - 0.5;
+            if (fl == FL_F64)
+              data[i] = v;
+            else
+              ((float *) data)[i] = (float) v;
+          }
+          memset(state, 0, (size_t) C * (size_t) K * 2 * sizeof(double));
+          /* calibrate: calls per repetition */
+          long calls = 1;
+          for (;;) {
+            const double s = run(kn, fl, coef, coef_f, state, hist, K, data, frames, C, calls);
+            if (s * 1e3 >= ms / 4 || calls > (1l << 30))
+              break;
+            calls *= 2;
+          }
+          const double s1 = run(kn, fl, coef, coef_f, state, hist, K, data, frames, C, calls);
+          calls = (long) ((double) calls * (ms * 1e-3) / (s1 > 1e-9 ? s1 : 1e-9)) + 1;
+          for (int i = 0; i < reps; i++)
+            t[i] = run(kn, fl, coef, coef_f, state, hist, K, data, frames, C, calls) * 1e9 /
+                   ((double) calls * (double) m);
+          qsort(t, (size_t) reps, sizeof(double), cmp_double);
+          printf("%s,%s,%d,%d,%zu,%.4f,%.4f,%.4f\n", kn->name, fl_names[fl], K, C, frames,
+                 t[reps / 2], t[0], t[reps / 2] / K);
+          fflush(stdout);
+        }
+      }
+    }
+  }
+  free(coef);
+  free(coef_f);
+  free(data);
+  free(state);
+  free(hist);
+  free(t);
+  return 0;
+}

@@ -1,0 +1,514 @@
+/* gst-fx — SIMD SOS cascade kernel template (internal to libfxdsp). Pure C11, no GLib.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Included by kernel_sse2.c, kernel_avx2.c and kernel_avx512.c, once per flavour (F64, F32 with
+ * double arithmetic, F32 with float arithmetic), after defining the K_* macros below; it defines
+ * one kernel function, K_NAME, with the fx_kernel_t signature (and fx_range_<K_NAME>, see
+ * K_RANGE), and #undefs the flavour's macros (kernel_simd_end.h #undefs the type's).
+ *
+ *   K_NAME           function name                 K_SFX       suffix of the helper functions
+ *   K_IO, K_T        I/O sample type, arithmetic type
+ *   K_V, K_W         vector type of K_T, lanes     K_VM        mask type (for VSEL)
+ *   K_CVG            sections per register-resident group of the channel-vector path
+ *   K_WFM            vectors per channel of the wavefront path (K_WFM * K_W sections per pass)
+ *   K_SET1(s) K_ZERO() K_LOAD(p) K_STORE(p,v)        (p aligned, K_T)
+ *   K_LOADIO(p) K_STOREIO(p,v)                       (K_W samples of K_IO, unaligned)
+ *   K_LOADIO_PART(p,n) K_STOREIO_PART(p,v,n)         optional: the first n lanes only (masked)
+ *   K_NARROW_RANGE   optional: a narrower kernel's range function for the same flavour
+ *   K_FMA(a,b,c) = a*b+c   K_MUL(a,b)                (vector)
+ *   K_SFMA(a,b,c) K_SMUL(a,b)                        (scalar, the same arithmetic per lane)
+ *   K_ROT(v)      lane l <- lane l-1, lane 0 <- lane W-1
+ *   K_INS0(a,b)   a with lane 0 replaced by lane 0 of b
+ *   K_WV K_WW K_WVM K_WSET1 K_WLOAD K_WSTORE K_WFMA K_WMUL K_WROT K_WINS0 K_WMASK K_WSEL
+ *                 the same for the wavefront's vectors (they may differ from the channel
+ *                 vectors' type, e.g. be narrower);
+ *   K_WSEL_T K_WSEL_MAKE(l) K_WEXTRACT(v,sel)   lane l of a wavefront vector as a K_T (sel is
+ *                 made once per pass, outside the loop).
+ *   K_MASK(ki,lo,hi)   lanes where lo < ki <= hi      K_SEL(m,a,b)  m ? a : b
+ *
+ * Every path computes, per section and sample, exactly
+ *     y = fma(b0, x, z1);  z1 = fma(-a1, y, fma(b1, x, z2));  z2 = fma(-a2, y, b2 * x)
+ * (fma(a,b,c) being a*b+c rounded once on FMA hardware, or a*b rounded then +c without it), lane
+ * by lane. IEEE arithmetic is the same in a vector lane as in a scalar register, so a sample's
+ * result does not depend on which path filtered it, where the block or call boundaries fell or
+ * in which lane its channel ran: any split of a stream is bit-identical, and the paths can be
+ * chosen freely per call and per channel.
+ *
+ * Paths:
+ *   - channel vectors (C >= 3): K_W adjacent channels in the lanes of one vector; a block of
+ *     frames is gathered into a vector buffer (converted to K_T), the sections run over it in
+ *     groups of up to K_CVG with coefficients broadcast and state in registers, skewed: in
+ *     step i section s filters frame i-s, so the section updates of one step are independent
+ *     (without the skew the CPU's scheduler fills up with updates waiting on the previous
+ *     section and the FMA units idle); then the block is scattered back. Channels left over
+ *     (C mod K_W) run in a partly filled vector (masked loads where the ISA has them), through
+ *     the wavefront when there are one to three of them and K is large enough, or through a
+ *     narrower kernel (K_NARROW_RANGE) when they fill at most half a vector.
+ *   - wavefront (C <= 2): the sections of one channel are spread over the lanes of up to K_WFM
+ *     vectors (longer cascades in several passes over the block); lane k runs section k one
+ *     sample behind lane k-1 (step t: lane k filters sample t-k), the lanes' outputs shifting
+ *     up one lane per step. Two channels run interleaved. The first and last K-1 steps of a
+ *     block update only the lanes that hold a sample.
+ *   - the last (up to) two frames of a call, when a history is wanted, go through a scalar
+ *     per-frame loop that also records the boundary history (kernel.h). */
+
+#define K_CAT2(a, b) a##_##b
+#define K_CAT(a, b) K_CAT2(a, b)
+#define K_FN(x) K_CAT(x, K_SFX)
+#define K_AI static inline __attribute__((always_inline))
+#define K_RANGE K_CAT(fx_range, K_NAME)
+
+/* Frames per block: the channel-vector buffer and the wavefront buffers. */
+#ifndef K_CV_BLOCK
+#define K_CV_BLOCK 256
+#endif
+#ifndef K_WF_BLOCK
+#define K_WF_BLOCK 512
+#endif
+
+/* One frame through all sections in scalar arithmetic, recording each boundary's history. */
+static K_T K_FN(rec_frame)(const K_T *coef, K_T *st, int K, double *h, K_T v)
+{
+  for (int s = 0; s < K; s++) {
+    const K_T *c = coef + 5 * (size_t) s;
+    h[2 * s + 1] = h[2 * s];
+    h[2 * s] = (double) v;
+    const K_T y = K_SFMA(c[0], v, st[2 * s]);
+    st[2 * s] = K_SFMA(-c[3], y, K_SFMA(c[1], v, st[2 * s + 1]));
+    st[2 * s + 1] = K_SFMA(-c[4], y, K_SMUL(c[2], v));
+    v = y;
+  }
+  h[2 * K + 1] = h[2 * K];
+  h[2 * K] = (double) v;
+  return v;
+}
+
+/* Channel vectors, one step of a skewed group: section s filters frame i-s (when 0 <= i-s < n),
+ * taking as input the output section s-1 produced in the previous step (p[s]), so that the G
+ * section updates of a step are independent of each other and the CPU runs them side by side.
+ * `full`: every section has a frame (G-1 <= i < n). */
+K_AI void K_FN(cv_step)(const K_V *cb0, const K_V *cb1, const K_V *cb2, const K_V *ca1,
+                        const K_V *ca2, K_V *z1, K_V *z2, K_V *p, K_V *buf, size_t i, size_t n,
+                        const int G, const int full)
+{
+  K_V y[K_CVG];
+  if (full || i < n)
+    p[0] = buf[i];
+#pragma GCC unroll 16
+  for (int s = 0; s < G; s++) {
+    if (full || ((size_t) s <= i && i - (size_t) s < n)) {
+      const K_V x = p[s];
+      y[s] = K_FMA(cb0[s], x, z1[s]);
+      z1[s] = K_FMA(ca1[s], y[s], K_FMA(cb1[s], x, z2[s]));
+      z2[s] = K_FMA(ca2[s], y[s], K_MUL(cb2[s], x));
+    } else {
+      y[s] = p[s];
+    }
+  }
+  if (full || i + 1 >= (size_t) G)
+    buf[i + 1 - (size_t) G] = y[G - 1];
+#pragma GCC unroll 16
+  for (int s = 1; s < G; s++)
+    p[s] = y[s - 1];
+}
+
+/* Channel vectors: sections 0 .. G-1 of coef over n frames of buf (lanes = channels; nch of
+ * them real, their state at st + lane * sstride). G is a constant after inlining. */
+K_AI void K_FN(cv_group)(const K_T *coef, K_T *st, size_t sstride, int nch, K_V *buf, size_t n,
+                         const int G)
+{
+  K_V cb0[K_CVG], cb1[K_CVG], cb2[K_CVG], ca1[K_CVG], ca2[K_CVG], z1[K_CVG], z2[K_CVG], p[K_CVG];
+  _Alignas(64) K_T t1[K_W], t2[K_W];
+#pragma GCC unroll 16
+  for (int s = 0; s < G; s++) {
+    cb0[s] = K_SET1(coef[5 * s]);
+    cb1[s] = K_SET1(coef[5 * s + 1]);
+    cb2[s] = K_SET1(coef[5 * s + 2]);
+    ca1[s] = K_SET1(-coef[5 * s + 3]);
+    ca2[s] = K_SET1(-coef[5 * s + 4]);
+    for (int l = 0; l < K_W; l++) {
+      t1[l] = l < nch ? st[(size_t) l * sstride + 2 * (size_t) s] : (K_T) 0;
+      t2[l] = l < nch ? st[(size_t) l * sstride + 2 * (size_t) s + 1] : (K_T) 0;
+    }
+    z1[s] = K_LOAD(t1);
+    z2[s] = K_LOAD(t2);
+    p[s] = K_ZERO();
+  }
+  const size_t g1 = (size_t) G - 1, steps = n + g1;
+  size_t i = 0;
+  for (; i < g1; i++) /* filling */
+    K_FN(cv_step)(cb0, cb1, cb2, ca1, ca2, z1, z2, p, buf, i, n, G, 0);
+  for (; i < n; i++)
+    K_FN(cv_step)(cb0, cb1, cb2, ca1, ca2, z1, z2, p, buf, i, n, G, 1);
+  for (; i < steps; i++) /* draining */
+    K_FN(cv_step)(cb0, cb1, cb2, ca1, ca2, z1, z2, p, buf, i, n, G, 0);
+#pragma GCC unroll 16
+  for (int s = 0; s < G; s++) {
+    K_STORE(t1, z1[s]);
+    K_STORE(t2, z2[s]);
+    for (int l = 0; l < nch; l++) {
+      st[(size_t) l * sstride + 2 * (size_t) s] = t1[l];
+      st[(size_t) l * sstride + 2 * (size_t) s + 1] = t2[l];
+    }
+  }
+}
+
+static void K_FN(cv_sections)(const K_T *coef, K_T *st, size_t sstride, int nch, K_V *buf, size_t n,
+                              int G)
+{
+  switch (G) {
+#if K_CVG >= 8
+  case 8:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 8);
+    break;
+  case 7:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 7);
+    break;
+  case 6:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 6);
+    break;
+  case 5:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 5);
+    break;
+#endif
+  case 4:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 4);
+    break;
+  case 3:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 3);
+    break;
+  case 2:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 2);
+    break;
+  default:
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 1);
+    break;
+  }
+}
+
+/* Channel vectors: channels c0 .. c0+nch-1 (nch <= K_W), frames [0, frames). */
+static void K_FN(cv)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
+                     size_t C, size_t c0, int nch)
+{
+  _Alignas(64) K_V buf[K_CV_BLOCK];
+#if !defined(K_LOADIO_PART) || !defined(K_STOREIO_PART)
+  _Alignas(64) K_T tmp[K_W];
+#endif
+  const size_t sstride = 2 * (size_t) kstride;
+  K_T *st = state + c0 * sstride;
+  /* Balanced groups: ceil(K / K_CVG) groups of nearly equal size. */
+  const int ngroups = (K + K_CVG - 1) / K_CVG;
+  for (size_t f0 = 0; f0 < frames; f0 += K_CV_BLOCK) {
+    const size_t n = frames - f0 < K_CV_BLOCK ? frames - f0 : K_CV_BLOCK;
+    K_IO *p = data + f0 * C + c0;
+    if (nch == K_W) {
+      for (size_t i = 0; i < n; i++)
+        buf[i] = K_LOADIO(p + i * C);
+    } else {
+#ifdef K_LOADIO_PART
+      for (size_t i = 0; i < n; i++)
+        buf[i] = K_LOADIO_PART(p + i * C, nch);
+#else
+      for (size_t i = 0; i < n; i++) {
+        for (int l = 0; l < K_W; l++)
+          tmp[l] = l < nch ? (K_T) p[i * C + (size_t) l] : (K_T) 0;
+        buf[i] = K_LOAD(tmp);
+      }
+#endif
+    }
+    int s = 0;
+    for (int g = 0; g < ngroups; g++) {
+      const int G = (K - s) / (ngroups - g) + ((K - s) % (ngroups - g) != 0);
+      K_FN(cv_sections)(coef + 5 * (size_t) s, st + 2 * (size_t) s, sstride, nch, buf, n, G);
+      s += G;
+    }
+    if (nch == K_W) {
+      for (size_t i = 0; i < n; i++)
+        K_STOREIO(p + i * C, buf[i]);
+    } else {
+#ifdef K_STOREIO_PART
+      for (size_t i = 0; i < n; i++)
+        K_STOREIO_PART(p + i * C, buf[i], nch);
+#else
+      for (size_t i = 0; i < n; i++) {
+        K_STORE(tmp, buf[i]);
+        for (int l = 0; l < nch; l++)
+          p[i * C + (size_t) l] = (K_IO) tmp[l];
+      }
+#endif
+    }
+  }
+}
+
+/* Wavefront: one step for P channels with M vectors each. `masked`: update only lanes holding a
+ * sample (lo < k <= hi). Writes the output of the last section (lane G-1) to buf[p][t-G+1] when
+ * t >= G-1, then shifts the outputs up one lane and feeds sample t+1 into lane 0. */
+K_AI void K_FN(wf_step)(const K_WSEL_T lsel, const K_WV *cb0, const K_WV *cb1, const K_WV *cb2,
+                        const K_WV *ca1, const K_WV *ca2, const K_WV *ki, K_WV (*x)[K_WFM],
+                        K_WV (*z1)[K_WFM], K_WV (*z2)[K_WFM], K_T **buf, size_t t, size_t n, int G,
+                        const int M, const int P, const int masked)
+{
+  K_WV y[2][K_WFM];
+  K_WVM m[K_WFM];
+  if (masked) {
+    const K_WV lo = K_WSET1((K_T) ((double) t - (double) n)), hi = K_WSET1((K_T) t);
+#pragma GCC unroll 8
+    for (int j = 0; j < M; j++)
+      m[j] = K_WMASK(ki[j], lo, hi);
+  }
+#pragma GCC unroll 2
+  for (int p = 0; p < P; p++) {
+#pragma GCC unroll 8
+    for (int j = 0; j < M; j++) {
+      const K_WV xv = x[p][j];
+      y[p][j] = K_WFMA(cb0[j], xv, z1[p][j]);
+      const K_WV n1 = K_WFMA(ca1[j], y[p][j], K_WFMA(cb1[j], xv, z2[p][j]));
+      const K_WV n2 = K_WFMA(ca2[j], y[p][j], K_WMUL(cb2[j], xv));
+      if (masked) {
+        z1[p][j] = K_WSEL(m[j], n1, z1[p][j]);
+        z2[p][j] = K_WSEL(m[j], n2, z2[p][j]);
+      } else {
+        z1[p][j] = n1;
+        z2[p][j] = n2;
+      }
+    }
+  }
+  const size_t next = t + 1 < n ? t + 1 : n - 1;
+#pragma GCC unroll 2
+  for (int p = 0; p < P; p++) {
+    if (!masked || t + 1 >= (size_t) G) {
+      buf[p][t + 1 - (size_t) G] = K_WEXTRACT(y[p][M - 1], lsel);
+    }
+    K_WV r[K_WFM];
+#pragma GCC unroll 8
+    for (int j = 0; j < M; j++)
+      r[j] = K_WROT(y[p][j]);
+    x[p][0] = K_WINS0(r[0], K_WSET1(buf[p][next]));
+#pragma GCC unroll 8
+    for (int j = 1; j < M; j++)
+      x[p][j] = K_WINS0(r[j], r[j - 1]);
+  }
+}
+
+/* Wavefront over n samples of buf[0..P-1] for sections 0..G-1 (G <= M * K_WW) of coef, the
+ * state of channel p at st[p]. */
+K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, const int M,
+                         const int P)
+{
+  K_WV cb0[K_WFM], cb1[K_WFM], cb2[K_WFM], ca1[K_WFM], ca2[K_WFM], ki[K_WFM];
+  K_WV x[2][K_WFM], z1[2][K_WFM], z2[2][K_WFM];
+  _Alignas(64) K_T t[6][K_WW];
+#pragma GCC unroll 8
+  for (int j = 0; j < M; j++) {
+    for (int l = 0; l < K_WW; l++) {
+      const int k = j * K_WW + l;
+      const int on = k < G;
+      t[0][l] = on ? coef[5 * k] : (K_T) 0;
+      t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
+      t[2][l] = on ? coef[5 * k + 2] : (K_T) 0;
+      t[3][l] = on ? -coef[5 * k + 3] : (K_T) 0;
+      t[4][l] = on ? -coef[5 * k + 4] : (K_T) 0;
+      t[5][l] = (K_T) k;
+    }
+    cb0[j] = K_WLOAD(t[0]);
+    cb1[j] = K_WLOAD(t[1]);
+    cb2[j] = K_WLOAD(t[2]);
+    ca1[j] = K_WLOAD(t[3]);
+    ca2[j] = K_WLOAD(t[4]);
+    ki[j] = K_WLOAD(t[5]);
+#pragma GCC unroll 2
+    for (int p = 0; p < P; p++) {
+      for (int l = 0; l < K_WW; l++) {
+        const int k = j * K_WW + l;
+        t[0][l] = k < G ? st[p][2 * k] : (K_T) 0;
+        t[1][l] = k < G ? st[p][2 * k + 1] : (K_T) 0;
+        t[2][l] = (K_T) 0;
+      }
+      z1[p][j] = K_WLOAD(t[0]);
+      z2[p][j] = K_WLOAD(t[1]);
+      x[p][j] = K_WLOAD(t[2]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int p = 0; p < P; p++)
+    x[p][0] = K_WINS0(x[p][0], K_WSET1(buf[p][0]));
+  /* The last section, G-1, is lane (G-1) % K_WW of vector M-1. */
+  const K_WSEL_T lsel = K_WSEL_MAKE((G - 1) % K_WW);
+  /* Steps 0 .. n+G-2: masked while the wavefront fills (t < G-1) and drains (t >= n). */
+  const size_t g1 = (size_t) G - 1, steps = n + g1;
+  const size_t a = g1 < n ? g1 : n;
+  size_t t0 = 0;
+  for (; t0 < a; t0++)
+    K_FN(wf_step)(lsel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, buf, t0, n, G, M, P, 1);
+  for (; t0 < n; t0++)
+    K_FN(wf_step)(lsel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, buf, t0, n, G, M, P, 0);
+  for (; t0 < steps; t0++)
+    K_FN(wf_step)(lsel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, buf, t0, n, G, M, P, 1);
+#pragma GCC unroll 8
+  for (int j = 0; j < M; j++) {
+#pragma GCC unroll 2
+    for (int p = 0; p < P; p++) {
+      K_WSTORE(t[0], z1[p][j]);
+      K_WSTORE(t[1], z2[p][j]);
+      for (int l = 0; l < K_WW; l++) {
+        const int k = j * K_WW + l;
+        if (k < G) {
+          st[p][2 * k] = t[0][l];
+          st[p][2 * k + 1] = t[1][l];
+        }
+      }
+    }
+  }
+}
+
+static void K_FN(wf_sections)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, int P)
+{
+  const int M = (G + K_WW - 1) / K_WW;
+  if (P == 2) {
+    switch (M) {
+#if K_WFM >= 4
+    case 4:
+      K_FN(wf_group)(coef, st, buf, n, G, 4, 2);
+      return;
+    case 3:
+      K_FN(wf_group)(coef, st, buf, n, G, 3, 2);
+      return;
+#endif
+#if K_WFM >= 2
+    case 2:
+      K_FN(wf_group)(coef, st, buf, n, G, 2, 2);
+      return;
+#endif
+    default:
+      K_FN(wf_group)(coef, st, buf, n, G, 1, 2);
+      return;
+    }
+  }
+  switch (M) {
+#if K_WFM >= 4
+  case 4:
+    K_FN(wf_group)(coef, st, buf, n, G, 4, 1);
+    return;
+  case 3:
+    K_FN(wf_group)(coef, st, buf, n, G, 3, 1);
+    return;
+#endif
+#if K_WFM >= 2
+  case 2:
+    K_FN(wf_group)(coef, st, buf, n, G, 2, 1);
+    return;
+#endif
+  default:
+    K_FN(wf_group)(coef, st, buf, n, G, 1, 1);
+    return;
+  }
+}
+
+/* Wavefront: channels c0 .. c0+P-1 (P = 1 or 2), frames [0, frames). */
+static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
+                     size_t C, size_t c0, int P)
+{
+  K_T b[2][K_WF_BLOCK];
+  const size_t sstride = 2 * (size_t) kstride;
+  /* sections per pass: two channels interleaved hold twice the vectors, so half as many */
+  const int cap = (P == 2 && K_WFM > 2 ? K_WFM / 2 : K_WFM) * K_WW;
+  const int ngroups = (K + cap - 1) / cap;
+  for (size_t f0 = 0; f0 < frames; f0 += K_WF_BLOCK) {
+    const size_t n = frames - f0 < K_WF_BLOCK ? frames - f0 : K_WF_BLOCK;
+    const K_IO *p = data + f0 * C + c0;
+    for (size_t i = 0; i < n; i++)
+      b[0][i] = (K_T) p[i * C];
+    if (P == 2)
+      for (size_t i = 0; i < n; i++)
+        b[1][i] = (K_T) p[i * C + 1];
+    int s = 0;
+    for (int g = 0; g < ngroups; g++) {
+      const int G = (K - s) / (ngroups - g) + ((K - s) % (ngroups - g) != 0);
+      K_T *st0 = state + c0 * sstride + 2 * (size_t) s;
+      K_T *stp[2] = {st0, P == 2 ? st0 + sstride : st0};
+      K_T *bp[2] = {b[0], b[1]};
+      K_FN(wf_sections)(coef + 5 * (size_t) s, stp, bp, n, G, P);
+      s += G;
+    }
+    K_IO *q = data + f0 * C + c0;
+    for (size_t i = 0; i < n; i++)
+      q[i * C] = (K_IO) b[0][i];
+    if (P == 2)
+      for (size_t i = 0; i < n; i++)
+        q[i * C + 1] = (K_IO) b[1][i];
+  }
+}
+
+/* Channels c0 .. c0+nch-1, frames [0, frames), no history, the caller's FP mode (the kernel sets
+ * FTZ/DAZ). Not static: a wider kernel hands narrow channel ranges to a narrower one of the same
+ * arithmetic (K_NARROW_RANGE; e.g. AVX-512 -> AVX2, bit-identical). Groups of K_W channels run
+ * as channel vectors; one or two channels (alone, or left over with K >= 4) through the
+ * wavefront (three with K >= 8 as a pair and a single); other leftovers in a partly filled
+ * vector (or the narrower kernel's range). */
+void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames, size_t C,
+             size_t c0, size_t nch);
+#ifdef K_NARROW_RANGE
+void K_NARROW_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
+                    size_t C, size_t c0, size_t nch);
+#endif
+void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames, size_t C,
+             size_t c0, size_t nch)
+{
+  size_t c = c0;
+  const size_t end = c0 + nch;
+  if (nch > 2)
+    for (; c + K_W <= end; c += K_W)
+      K_FN(cv)(coef, state, K, kstride, data, frames, C, c, K_W);
+  const size_t r = end - c;
+  if (r == 0)
+    return;
+#ifdef K_NARROW_RANGE
+  if (r <= K_W / 2) {
+    K_NARROW_RANGE(coef, state, K, kstride, data, frames, C, c, r);
+    return;
+  }
+#endif
+  if (r <= 2 && (nch <= 2 || K >= 4)) {
+    K_FN(wf)(coef, state, K, kstride, data, frames, C, c, (int) r);
+  } else if (r == 3 && K >= 8) { /* two wavefronts beat one vector with 3 of K_W lanes busy */
+    K_FN(wf)(coef, state, K, kstride, data, frames, C, c, 2);
+    K_FN(wf)(coef, state, K, kstride, data, frames, C, c + 2, 1);
+  } else
+    K_FN(cv)(coef, state, K, kstride, data, frames, C, c, (int) r);
+}
+
+static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride, K_IO *data,
+                   size_t frames, int channels)
+{
+  if (frames == 0 || channels <= 0)
+    return;
+  const unsigned int csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040u); /* FTZ | DAZ */
+  const size_t C = (size_t) channels;
+  const size_t tail = hist ? (frames < 2 ? frames : 2) : 0;
+  const size_t body = frames - tail;
+  if (body && K > 0)
+    K_RANGE(coef, state, K, kstride, data, body, C, 0, C);
+  if (tail) {
+    for (size_t ch = 0; ch < C; ch++) {
+      K_T *st = state + ch * (size_t) kstride * 2;
+      double *h = hist + ch * ((size_t) kstride + 1) * 2;
+      for (size_t i = body; i < frames; i++) {
+        K_IO *p = data + i * C + ch;
+        *p = (K_IO) K_FN(rec_frame)(coef, st, K, h, (K_T) *p);
+      }
+    }
+  }
+  _mm_setcsr(csr);
+}
+
+#undef K_NAME
+#undef K_SFX
+#undef K_IO
+#undef K_LOADIO
+#undef K_STOREIO
+#undef K_LOADIO_PART
+#undef K_STOREIO_PART
+#undef K_NARROW_RANGE
+/* The type's operations (K_T ... K_SEL) stay defined for the next flavour of the same type;
+ * kernel_simd_end.h undefines them. */

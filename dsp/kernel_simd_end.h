@@ -1,0 +1,35 @@
+/* gst-fx — undefines the type operations of kernel_simd.h (see there).
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#undef K_T
+#undef K_V
+#undef K_W
+#undef K_VM
+#undef K_CVG
+#undef K_WFM
+#undef K_SET1
+#undef K_ZERO
+#undef K_LOAD
+#undef K_STORE
+#undef K_FMA
+#undef K_MUL
+#undef K_SFMA
+#undef K_SMUL
+#undef K_ROT
+#undef K_INS0
+#undef K_MASK
+#undef K_SEL
+#undef K_WV
+#undef K_WW
+#undef K_WVM
+#undef K_WSET1
+#undef K_WLOAD
+#undef K_WSTORE
+#undef K_WFMA
+#undef K_WMUL
+#undef K_WROT
+#undef K_WINS0
+#undef K_WMASK
+#undef K_WSEL
+#undef K_WSEL_T
+#undef K_WSEL_MAKE
+#undef K_WEXTRACT

@@ -1,0 +1,189 @@
+"""The SIMD SOS cascade kernels (dsp/kernel_*.c), each forced through FX_KERNEL, against
+scipy.signal.sosfilt, through the engine's ctypes wrapper.
+
+Run: FXDSP_LIB=<build>/tests/libfxdsp_py.so python3 -m pytest -q tests/python/test_kernels.py
+
+The engine picks its kernel (fx_kernel_select(), which reads FX_KERNEL at each call) when it is
+created, so each test sets FX_KERNEL before creating its engines. A kernel this CPU does not
+support is skipped with a SKIP line (the library falls back silently to the best one).
+"""
+
+import ctypes
+import re
+
+import numpy as np
+import pytest
+import scipy.signal as sig
+
+import fxcascade as fc
+
+FS = 48000.0
+KERNELS = ("scalar", "sse2", "avx2", "avx512")
+
+DESIGNS = {
+    "butter8-lp-1k": lambda: sig.butter(8, 1000, "lowpass", fs=FS, output="sos"),
+    "cheby1-6-bp": lambda: sig.cheby1(6, 0.5, [300, 3000], "bandpass", fs=FS, output="sos"),
+    "ellip-6-bs": lambda: sig.ellip(6, 0.5, 60, [1000, 2000], "bandstop", fs=FS, output="sos"),
+    "butter8-lp-50": lambda: sig.butter(8, 50, "lowpass", fs=FS, output="sos"),
+    "butter32-bp": lambda: sig.butter(16, [200, 4000], "bandpass", fs=FS, output="sos"),
+    "biquad": lambda: sig.butter(2, 3000, "highpass", fs=FS, output="sos"),
+}
+HARD = {
+    "butter8-lp-50": lambda: sig.butter(8, 50, "lowpass", fs=FS, output="sos"),
+    "butter4-hp-20": lambda: sig.butter(4, 20, "highpass", fs=FS, output="sos"),
+}
+EASY = {
+    "butter4-lp-1k": lambda: sig.butter(4, 1000, "lowpass", fs=FS, output="sos"),
+    "cheby1-4-hp-500": lambda: sig.cheby1(4, 1, 500, "highpass", fs=FS, output="sos"),
+}
+CHANNELS = (1, 2, 3, 8, 9, 17, 67)
+
+
+def _find(name):
+    l = fc.lib()
+    f = l.fx_kernel_find
+    f.restype = ctypes.c_void_p
+    f.argtypes = [ctypes.c_char_p]
+    return f(name.encode())
+
+
+def supported(name):
+    return bool(_find(name))
+
+
+@pytest.fixture(params=KERNELS)
+def kernel(request, monkeypatch):
+    name = request.param
+    if not supported(name):
+        print("SKIP kernel %s: not supported by this CPU (or not built)" % name)
+        pytest.skip("kernel %s not supported by this CPU" % name)
+    monkeypatch.setenv("FX_KERNEL", name)
+    return name
+
+
+def noise(frames, channels, seed, dtype=np.float64, amplitude=0.5):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-amplitude, amplitude, size=(frames, channels)).astype(dtype)
+
+
+def random_split(frames, seed, lo=1, hi=1500):
+    rng = np.random.default_rng(seed)
+    sizes, left = [], frames
+    while left > 0:
+        n = int(min(left, rng.integers(lo, hi + 1)))
+        if rng.random() < 0.2:
+            n = min(left, int(rng.integers(1, 3)))  # 1- and 2-frame buffers
+        sizes.append(n)
+        left -= n
+    return sizes
+
+
+def rel_err(y, ref):
+    y = np.asarray(y, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    return float(np.linalg.norm(y - ref) / np.linalg.norm(ref))
+
+
+def ser_db(y, ref):
+    y = np.asarray(y, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        return float("-inf")
+    err = np.linalg.norm(y - ref)
+    return float("inf") if err == 0 else float(20 * np.log10(np.linalg.norm(ref) / err))
+
+
+def engine(kernel_name, channels, dtype, prec, sos):
+    c = fc.Cascade(channels, dtype, prec, sos=sos)
+    assert re.fullmatch(r"cpu-%s-f(32|64)" % kernel_name, c.backend), c.backend
+    return c
+
+
+def test_kernel_list_and_fallback(monkeypatch):
+    l = fc.lib()
+    l.fx_kernel_count.restype = ctypes.c_int
+    n = l.fx_kernel_count()
+    names = [k for k in KERNELS if supported(k)]
+    assert n == len(names) and "scalar" in names
+    for k in KERNELS:
+        if k not in names:
+            print("SKIP kernel %s: not supported by this CPU" % k)
+    best = [k for k in ("avx512", "avx2", "sse2", "scalar") if k in names][0]
+    monkeypatch.delenv("FX_KERNEL", raising=False)
+    assert fc.Cascade(2, np.float32).backend == "cpu-%s-f64" % best
+    monkeypatch.setenv("FX_KERNEL", "no-such-kernel")
+    assert fc.Cascade(2, np.float32).backend == "cpu-%s-f64" % best
+
+
+@pytest.mark.parametrize("design", sorted(DESIGNS))
+@pytest.mark.parametrize("channels", CHANNELS)
+def test_f64_matches_sosfilt(kernel, design, channels):
+    sos = DESIGNS[design]()
+    frames = 5000 if channels < 10 else 1500
+    x = noise(frames, channels, seed=channels * 7 + len(design))
+    ref = sig.sosfilt(sos, x, axis=0)
+    c = engine(kernel, channels, np.float64, "auto", sos)
+    y = c.filter(x, split=random_split(frames, seed=channels))
+    e = rel_err(y, ref)
+    assert e <= 1e-12, "relative error %g" % e
+    for ch in (0, channels - 1):
+        assert rel_err(y[:, ch], ref[:, ch]) <= 1e-12
+
+
+@pytest.mark.parametrize("design", sorted(HARD))
+@pytest.mark.parametrize("channels", (1, 2, 8, 9))
+def test_f32_double_hard_cases(kernel, design, channels):
+    sos = HARD[design]()
+    frames = 48000 if channels <= 2 else 12000
+    x32 = noise(frames, channels, seed=1, dtype=np.float32)
+    ref = sig.sosfilt(sos, x32.astype(np.float64), axis=0)
+    c = engine(kernel, channels, np.float32, "double", sos)
+    y = c.filter(x32, split=random_split(frames, seed=2))
+    assert y.dtype == np.float32
+    s = ser_db(y, ref)
+    assert s >= 140.0, "SER %.1f dB" % s
+
+
+@pytest.mark.parametrize("design", sorted(EASY))
+@pytest.mark.parametrize("channels", (1, 2, 8, 17))
+def test_f32_single_comparable_to_scalar(kernel, design, channels, monkeypatch):
+    sos = EASY[design]()
+    frames = 24000
+    x32 = noise(frames, channels, seed=3, dtype=np.float32)
+    ref = sig.sosfilt(sos, x32.astype(np.float64), axis=0)
+    y = engine(kernel, channels, np.float32, "single", sos).filter(x32)
+    monkeypatch.setenv("FX_KERNEL", "scalar")
+    ys = fc.Cascade(channels, np.float32, "single", sos=sos).filter(x32)
+    s, s_scalar = ser_db(y, ref), ser_db(ys, ref)
+    assert s >= 80.0 and s >= s_scalar - 6.0, (s, s_scalar)
+
+
+@pytest.mark.parametrize("channels", (1, 2, 5, 16, 67))
+def test_split_bit_exact(kernel, channels):
+    sos = DESIGNS["ellip-6-bs"]()
+    frames = 3000
+    for dtype, prec in ((np.float64, "auto"), (np.float32, "single"), (np.float32, "double")):
+        x = noise(frames, channels, seed=11, dtype=dtype)
+        y1 = engine(kernel, channels, dtype, prec, sos).filter(x)
+        y2 = engine(kernel, channels, dtype, prec, sos).filter(
+            x, split=random_split(frames, 5, hi=300))
+        assert np.array_equal(y1, y2), (dtype, prec)
+
+
+@pytest.mark.parametrize("pair", (("sse2", "scalar"), ("avx512", "avx2")))
+def test_same_arithmetic_bit_identical(pair, monkeypatch):
+    """SSE2 does the scalar kernel's operations; AVX-512 does AVX2's (FMA) lane by lane."""
+    for k in pair:
+        if not supported(k):
+            print("SKIP kernel %s: not supported by this CPU" % k)
+            pytest.skip("kernel %s not supported" % k)
+    sos = DESIGNS["butter8-lp-50"]()
+    for channels in (1, 2, 9, 33):
+        for dtype, prec in ((np.float64, "auto"), (np.float32, "single"), (np.float32, "double")):
+            x = noise(2000, channels, seed=channels, dtype=dtype)
+            ys = []
+            for k in pair:
+                monkeypatch.setenv("FX_KERNEL", k)
+                ys.append(engine(k, channels, dtype, prec, sos).filter(
+                    x, split=random_split(2000, 9)))
+            assert np.array_equal(ys[0], ys[1]), (channels, dtype, prec)
