@@ -1,0 +1,1 @@
+"""Helpers of bench/compare.py."""
