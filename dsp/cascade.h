@@ -52,6 +52,36 @@ fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format
  * Every section must be stable; otherwise FX_ERR_UNSTABLE and nothing changes. */
 fx_status_t fx_cascade_set_sections(fx_cascade_t *c, const fx_sos_t *sos, int n, double gain);
 
+/* A cascade made of stages, as a chain of separate elements would be: each
+ * FX_CASCADE_STAGE_SECTIONS stage behaves exactly like a cascade of its own
+ * (fx_cascade_set_sections(sos, n, gain)), each FX_CASCADE_STAGE_GAIN stage like dsp/gain.c's ramp
+ * (a change ramps linearly over the next fx_cascade_process() call, from the gain the previous call
+ * ended with). */
+typedef enum {
+  FX_CASCADE_STAGE_SECTIONS = 0,
+  FX_CASCADE_STAGE_GAIN,
+} fx_cascade_stage_kind_t;
+
+typedef struct {
+  fx_cascade_stage_kind_t kind;
+  const fx_sos_t *sos; /* SECTIONS: n sections (a0 == 1) */
+  int n;               /* SECTIONS: n >= 0 */
+  double gain;         /* SECTIONS: folded into the stage (as set_sections' gain); GAIN: linear */
+} fx_cascade_stage_t;
+
+/* Installs a cascade of `n_stages` stages in chain order. The output equals that of a chain of
+ * standalone engines (one per SECTIONS stage, same crossfade length) and dsp/gain.c ramps (one per
+ * GAIN stage) fed the same buffers, also while stages change: each stage keeps its own balancing,
+ * history transfer, warm-up and crossfade, at its own boundaries. In steady state process() still
+ * runs all sections in one kernel pass (gains are folded into the next stage's first section;
+ * gains after the last SECTIONS stage are applied to the output). Only the stages whose
+ * coefficients or gain changed go through a transition; a call with the same stages does nothing.
+ * The stage structure (the sequence of kinds) is fixed by the first call after configure() or
+ * reset() (or while no frame has been processed); a later call with another structure switches
+ * at once and clears the history. Validation as for set_sections (every stage is checked before
+ * anything changes). n_stages == 0 is an identity. */
+fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *stages, int n_stages);
+
 /* Crossfade length in frames for coefficient changes (0 = switch at once). Default 256. */
 void fx_cascade_set_crossfade(fx_cascade_t *c, size_t frames);
 

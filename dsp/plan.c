@@ -96,3 +96,35 @@ fx_status_t fx_plan_collect(const fx_stage_t *stages, const fx_plan_stage_t *ps,
   *gain = g;
   return FX_OK;
 }
+
+fx_status_t fx_plan_cascade_stages(const fx_stage_t *stages, const fx_plan_stage_t *ps,
+                                   fx_cascade_stage_t *out, int capacity, int *n_out)
+{
+  int n = 0;
+
+  if (stages == NULL || ps == NULL || n_out == NULL || !ps->is_cascade ||
+      (capacity > 0 && out == NULL))
+    return FX_ERR_TYPE;
+  for (int i = ps->first; i <= ps->last; i++) {
+    const fx_stage_t *s = &stages[i];
+    fx_cascade_stage_t d;
+    if (s->kind == FX_STAGE_IIR) {
+      d.kind = FX_CASCADE_STAGE_SECTIONS;
+      d.sos = s->sos;
+      d.n = s->n_sections;
+      d.gain = 1.0;
+    } else if (s->kind == FX_STAGE_GAIN) {
+      d.kind = FX_CASCADE_STAGE_GAIN;
+      d.sos = NULL;
+      d.n = 0;
+      d.gain = s->gain;
+    } else {
+      return FX_ERR_TYPE;
+    }
+    if (n >= capacity)
+      return FX_ERR_CAPACITY;
+    out[n++] = d;
+  }
+  *n_out = n;
+  return FX_OK;
+}

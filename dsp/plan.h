@@ -10,6 +10,7 @@
 #ifndef FX_PLAN_H
 #define FX_PLAN_H
 
+#include "cascade.h"
 #include "design.h"
 
 #ifdef __cplusplus
@@ -48,6 +49,13 @@ int fx_plan_chain(const fx_stage_t *stages, int n, int fuse, fx_plan_stage_t *ou
  * fx_cascade_set_sections' gain argument). FX_ERR_CAPACITY when sos is too small. */
 fx_status_t fx_plan_collect(const fx_stage_t *stages, const fx_plan_stage_t *ps, fx_sos_t *sos,
                             int capacity, int *n_sections, double *gain);
+
+/* The stages covered by `ps` as engine stage descriptors (fx_cascade_set_stages()), in chain
+ * order: each IIR stage as a SECTIONS stage (pointing at its sections, gain 1), each gain stage as
+ * a GAIN stage. Writes at most `capacity` descriptors; *n_out receives the count. FX_ERR_CAPACITY
+ * when out is too small, FX_ERR_TYPE when `ps` is not a cascade or covers an opaque stage. */
+fx_status_t fx_plan_cascade_stages(const fx_stage_t *stages, const fx_plan_stage_t *ps,
+                                   fx_cascade_stage_t *out, int capacity, int *n_out);
 
 #ifdef __cplusplus
 }

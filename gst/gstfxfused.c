@@ -11,7 +11,17 @@
  * children in the run folded in. It runs once per buffer (one dispatch). The children stay
  * unlinked in the bin and keep their properties: in before_transform the stage syncs the
  * children's controllers at the buffer's stream time and, when a child's parameters changed,
- * redesigns and installs the new cascade without resetting the history (the engine crossfades).
+ * redesigns and installs the new cascade without resetting the history.
+ *
+ * The cascade is installed as stages, one per child (fx_cascade_set_stages()), so that a change
+ * behaves exactly as in the unfused chain: only the changed child's sections go through a
+ * transition (history transfer or warm-up, and a crossfade of the same length as a standalone
+ * element's, at that child's output, so the following children filter the faded signal), and a
+ * changed fxgain ramps linearly over the buffer from the gain the previous buffer ended with, at
+ * its place in the chain, as a standalone fxgain does. The design (design_cascade) concatenates
+ * the children's sections and appends the stage layout after them (see FUSED_LAYOUT_MAGIC);
+ * install_cascade reads it back.
+ *
  * Caps, precision, flushes, NaN handling, counters and messages are #GstFxIir's.
  *
  * It is created by `fxchain` only and is not registered as an element factory.
@@ -51,6 +61,8 @@ static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *i
 static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
                                             int *n_sections, double *gain, gchar **error);
+static fx_status_t gst_fx_fused_install_cascade(GstFxIir *iir, fx_cascade_t *cascade,
+                                                const fx_sos_t *sos, int n_sections, double gain);
 
 static void gst_fx_fused_class_init(GstFxFusedClass *klass)
 {
@@ -72,6 +84,7 @@ static void gst_fx_fused_class_init(GstFxFusedClass *klass)
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_fused_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_fused_before_transform);
   iir_class->design_cascade = GST_DEBUG_FUNCPTR(gst_fx_fused_design_cascade);
+  iir_class->install_cascade = GST_DEBUG_FUNCPTR(gst_fx_fused_install_cascade);
 }
 
 static void gst_fx_fused_init(GstFxFused *self)
@@ -120,6 +133,12 @@ GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children
   return self->children;
 }
 
+/* The stage layout travels with the designed sections (GstFxIir keeps, passes and frees the
+ * array as one block): after the n sections, one record with FUSED_LAYOUT_MAGIC in b0 and the
+ * number of stages in b1, then one record per stage: kind (FX_CASCADE_STAGE_*) in b0, its
+ * number of sections in b1, its gain (GAIN stages) in b2. Small integers are exact as doubles. */
+#define FUSED_LAYOUT_MAGIC 1717986918.0
+
 /* Object lock held (see the locking note above). */
 static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
                                             int *n_sections, double *gain, gchar **error)
@@ -127,10 +146,11 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t
   GstFxFused *self = GST_FX_FUSED(iir);
   fx_stage_t *stages = g_new0(fx_stage_t, self->n);
   fx_sos_t **parts = g_new0(fx_sos_t *, self->n);
+  fx_cascade_stage_t *descs = NULL;
   fx_plan_stage_t ps;
   fx_status_t st;
   gboolean ok = FALSE;
-  int total = 0;
+  int total = 0, n_descs = 0;
 
   for (guint i = 0; i < self->n; i++) {
     GstElement *child = self->children[i];
@@ -164,12 +184,24 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t
     *error = g_strdup("internal error: the fused run does not plan as one cascade");
     goto out;
   }
-  *sos = g_new0(fx_sos_t, MAX(total, 1));
-  st = fx_plan_collect(stages, &ps, *sos, total, n_sections, gain);
+  descs = g_new0(fx_cascade_stage_t, self->n);
+  st = fx_plan_cascade_stages(stages, &ps, descs, (int) self->n, &n_descs);
+  if (st == FX_OK) {
+    *sos = g_new0(fx_sos_t, total + 1 + n_descs);
+    st = fx_plan_collect(stages, &ps, *sos, total, n_sections, gain);
+  }
   if (st != FX_OK) {
     g_clear_pointer(sos, g_free);
     *error = g_strdup_printf("cannot collect the fused sections: %s", fx_status_string(st));
     goto out;
+  }
+  (*sos)[total].b0 = FUSED_LAYOUT_MAGIC;
+  (*sos)[total].b1 = n_descs;
+  for (int i = 0; i < n_descs; i++) {
+    fx_sos_t *rec = &(*sos)[total + 1 + i];
+    rec->b0 = descs[i].kind;
+    rec->b1 = descs[i].n;
+    rec->b2 = descs[i].gain;
   }
   ok = TRUE;
 
@@ -178,7 +210,38 @@ out:
     g_free(parts[i]);
   g_free(parts);
   g_free(stages);
+  g_free(descs);
   return ok;
+}
+
+/* Engine lock held. Installs the children as the engine's stages (see the layout above). */
+static fx_status_t gst_fx_fused_install_cascade(GstFxIir *iir, fx_cascade_t *cascade,
+                                                const fx_sos_t *sos, int n_sections, double gain)
+{
+  const fx_sos_t *head = &sos[n_sections];
+  fx_cascade_stage_t *descs;
+  fx_status_t st;
+  int n, off = 0;
+
+  if (head->b0 != FUSED_LAYOUT_MAGIC) {
+    GST_WARNING_OBJECT(iir, "no stage layout: installing one cascade");
+    return fx_cascade_set_sections(cascade, sos, n_sections, gain);
+  }
+  n = (int) head->b1;
+  descs = g_new0(fx_cascade_stage_t, MAX(n, 1));
+  for (int i = 0; i < n; i++) {
+    const fx_sos_t *rec = &head[1 + i];
+    descs[i].kind = (fx_cascade_stage_kind_t) rec->b0;
+    descs[i].n = (int) rec->b1;
+    descs[i].gain = rec->b2;
+    if (descs[i].kind == FX_CASCADE_STAGE_SECTIONS) {
+      descs[i].sos = sos + off;
+      off += descs[i].n;
+    }
+  }
+  st = off == n_sections ? fx_cascade_set_stages(cascade, descs, n) : FX_ERR_CAPACITY;
+  g_free(descs);
+  return st;
 }
 
 /* Reads the children's parameter serials and gains; returns TRUE when any changed since the last

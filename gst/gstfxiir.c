@@ -511,13 +511,27 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
   }
 }
 
-/* engine_lock held. */
-static void reset_stream_locked(GstFxIirPrivate *priv)
+/* engine_lock held. Installs designed sections into the engine (the subclass may do it its way:
+ * fxchain's fused stage installs its children as separate stages). */
+static fx_status_t install_locked(GstFxIir *self, const fx_sos_t *sos, int n, double gain)
 {
+  GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
+  GstFxIirPrivate *priv = PRIV(self);
+
+  if (klass->install_cascade)
+    return klass->install_cascade(self, priv->cascade, sos, n, gain);
+  return fx_cascade_set_sections(priv->cascade, sos, n, gain);
+}
+
+/* engine_lock held. */
+static void reset_stream_locked(GstFxIir *self)
+{
+  GstFxIirPrivate *priv = PRIV(self);
+
   fx_cascade_reset(priv->cascade);
   /* History is gone, so the current sections apply at once again (no crossfade from zero). */
   if (priv->configured && priv->current)
-    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, priv->current_gain);
+    install_locked(self, priv->current, priv->n_current, priv->current_gain);
   priv->nonfinite_warned = FALSE;
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
   priv->nonfinite_buffers_since = 0;
@@ -587,7 +601,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 
   st = fx_cascade_configure(priv->cascade, channels, format, to_fx_precision(precision));
   if (st == FX_OK)
-    st = fx_cascade_set_sections(priv->cascade, sos, n, gain);
+    st = install_locked(self, sos, n, gain);
   if (st != FX_OK) {
     priv->configured = FALSE;
     g_free(sos);
@@ -618,7 +632,7 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans)
   GstFxIirPrivate *priv = PRIV(trans);
 
   g_mutex_lock(&priv->engine_lock);
-  reset_stream_locked(priv);
+  reset_stream_locked(GST_FX_IIR(trans));
   fx_cascade_reset_dispatches(priv->cascade);
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
@@ -633,7 +647,7 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   GstFxIirPrivate *priv = PRIV(trans);
 
   g_mutex_lock(&priv->engine_lock);
-  reset_stream_locked(priv);
+  reset_stream_locked(GST_FX_IIR(trans));
   priv->configured = FALSE;
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
@@ -653,7 +667,7 @@ static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
     GST_DEBUG_OBJECT(trans, "flush: resetting the filter history");
     g_mutex_lock(&priv->engine_lock);
-    reset_stream_locked(priv);
+    reset_stream_locked(GST_FX_IIR(trans));
     g_mutex_unlock(&priv->engine_lock);
   }
   return GST_BASE_TRANSFORM_CLASS(gst_fx_iir_parent_class)->sink_event(trans, event);
@@ -730,10 +744,10 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (reconfigure) {
     GST_INFO_OBJECT(self, "precision changed: reconfiguring (history reset)");
     fx_cascade_configure(priv->cascade, priv->channels, priv->format, to_fx_precision(precision));
-    fx_cascade_set_sections(priv->cascade, priv->current, priv->n_current, priv->current_gain);
+    install_locked(self, priv->current, priv->n_current, priv->current_gain);
   }
   if (pending) {
-    fx_status_t st = fx_cascade_set_sections(priv->cascade, pending, n_pending, pending_gain);
+    fx_status_t st = install_locked(self, pending, n_pending, pending_gain);
     if (st == FX_OK) {
       g_free(priv->current);
       priv->current = pending;

@@ -57,6 +57,11 @@ G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
  *   (passed to fx_cascade_set_sections()). Called with the object lock held; it may take the
  *   object locks of other elements that never call back into this one (fxchain's fused stage
  *   reads its children), and must not post messages. Errors as for @design.
+ * @install_cascade: optional: installs sections produced by @design_cascade (the same array, which
+ *   the subclass may have allocated with data of its own after the @n_sections sections) into
+ *   @cascade, for setup, parameter changes, flushes and reconfiguration. Default:
+ *   fx_cascade_set_sections(@cascade, @sos, @n_sections, @gain). Called with the engine lock held
+ *   (no object lock); must not post messages.
  */
 struct _GstFxIirClass {
   GstAudioFilterClass parent_class;
@@ -67,6 +72,8 @@ struct _GstFxIirClass {
 
   gboolean (*design_cascade)(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
                              double *gain, gchar **error);
+  fx_status_t (*install_cascade)(GstFxIir *self, fx_cascade_t *cascade, const fx_sos_t *sos,
+                                 int n_sections, double gain);
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];

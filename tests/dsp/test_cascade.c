@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cascade.h"
+#include "kernel.h"
 
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -561,7 +562,9 @@ static void test_queries(void)
   fx_sos_t sos[8];
   int K = test_sos(sos, 48000.0);
   fx_cascade_t *c = make(2, FX_SAMPLE_F32, FX_PRECISION_SINGLE, sos, K, 1.0);
-  CHECK(strcmp(fx_cascade_backend(c), "cpu-scalar-f32") == 0, "backend %s", fx_cascade_backend(c));
+  char want[64];
+  snprintf(want, sizeof(want), "cpu-%s-f32", fx_kernel_select()->name);
+  CHECK(strcmp(fx_cascade_backend(c), want) == 0, "backend %s", fx_cascade_backend(c));
   CHECK(!fx_cascade_uses_double(c), "single uses double");
   CHECK(fx_cascade_channels(c) == 2, "channels");
   float buf[64] = {0};
@@ -573,8 +576,8 @@ static void test_queries(void)
   fx_cascade_reset_dispatches(c);
   CHECK(fx_cascade_dispatches(c) == 0, "dispatch reset");
   CHECK(fx_cascade_configure(c, 2, FX_SAMPLE_F32, FX_PRECISION_AUTO) == FX_OK, "reconfigure");
-  CHECK(strcmp(fx_cascade_backend(c), "cpu-scalar-f64") == 0, "auto backend %s",
-        fx_cascade_backend(c));
+  snprintf(want, sizeof(want), "cpu-%s-f64", fx_kernel_select()->name);
+  CHECK(strcmp(fx_cascade_backend(c), want) == 0, "auto backend %s", fx_cascade_backend(c));
   CHECK(fx_cascade_uses_double(c), "auto uses double");
   CHECK(fx_cascade_configure(c, 1, FX_SAMPLE_F64, FX_PRECISION_SINGLE) == FX_OK, "f64");
   CHECK(fx_cascade_uses_double(c), "f64 always double");
@@ -866,6 +869,284 @@ static void test_design_jumps(void)
   }
 }
 
+/* ------------------------------------------------------------------------------------------- */
+/* Stages: one engine with fx_cascade_set_stages() against the chain it stands for (a standalone
+ * engine per SECTIONS stage, a dsp/gain.c ramp per GAIN stage), on random chains, random splits
+ * and random parameter changes. */
+
+#include "gain.h"
+
+#define CH_MAX 12
+#define CH_SECS 4
+
+typedef struct {
+  int gain;    /* 1: a GAIN stage */
+  int type;    /* SECTIONS: 0 low-pass biquad, 1 high-pass biquad, 2 butter4 low, 3 butter4 high */
+  double f, q; /* SECTIONS parameters */
+  double g;    /* GAIN: target */
+  double applied;
+  int have;
+  fx_sos_t sos[CH_SECS];
+  int n;
+  fx_cascade_t *e;
+} ch_stage_t;
+
+static void ch_design(ch_stage_t *st, double fs)
+{
+  if (st->type >= 2) {
+    butter4(st->type == 3, st->f, fs, st->sos);
+    st->n = 2;
+  } else {
+    st->sos[0] = biquad(st->type == 1, st->f, st->q, fs);
+    st->n = 1;
+  }
+}
+
+static void ch_install(ch_stage_t *cs, int n, fx_cascade_t *fused)
+{
+  fx_cascade_stage_t d[CH_MAX];
+  for (int i = 0; i < n; i++) {
+    if (cs[i].gain) {
+      d[i] = (fx_cascade_stage_t){FX_CASCADE_STAGE_GAIN, NULL, 0, cs[i].g};
+    } else {
+      d[i] = (fx_cascade_stage_t){FX_CASCADE_STAGE_SECTIONS, cs[i].sos, cs[i].n, 1.0};
+      if (fx_cascade_set_sections(cs[i].e, cs[i].sos, cs[i].n, 1.0) != FX_OK)
+        abort();
+    }
+  }
+  if (fx_cascade_set_stages(fused, d, n) != FX_OK)
+    abort();
+}
+
+static void ch_process(ch_stage_t *cs, int n, fx_sample_format_t fmt, void *data, size_t frames,
+                       int C)
+{
+  for (int i = 0; i < n; i++) {
+    if (!cs[i].gain) {
+      fx_cascade_process(cs[i].e, data, frames);
+      continue;
+    }
+    double from = cs[i].have ? cs[i].applied : cs[i].g;
+    if (fmt == FX_SAMPLE_F64)
+      fx_gain_apply_f64(data, frames, C, from, cs[i].g, 0);
+    else
+      fx_gain_apply_f32(data, frames, C, from, cs[i].g, 0);
+    cs[i].applied = cs[i].g;
+    cs[i].have = 1;
+  }
+}
+
+enum { CHG_RAMP, CHG_STEP, CHG_GAIN, CHG_JUMP, CHG_COUNT, CHG_JUMP_AFTER, CHG_MIXED, CHG_N };
+static const char *chg_names[CHG_N] = {
+    "controller ramp",      "moderate step",           "gain change",
+    "large jump (warm-up)", "section count (warm-up)", "jump just after a change",
+    "everything at random"};
+
+/* One random chain, one kind of change; returns max |fused - chain| / max |chain| over the
+ * whole output and (*win) over the frames within 2000 of a change. */
+static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_precision_t prec,
+                           int big, double *win)
+{
+  const double fs = 48000.0;
+  rng_seed(seed);
+  const int C = 1 + (int) (rng_next() % 3);
+  const size_t frames = 30000;
+  ch_stage_t cs[CH_MAX];
+  int n = 0;
+  const int S = 2 + (int) (rng_next() % 3);
+  memset(cs, 0, sizeof(cs));
+  for (int s = 0; s < S; s++) {
+    if (rng_next() % 3 == 0 || kind == CHG_GAIN) { /* a gain in front */
+      cs[n].gain = 1;
+      cs[n].g = pow(10.0, (rng_uniform() * 9.0) / 20.0);
+      n++;
+    }
+    cs[n].type = (int) (rng_next() % 4);
+    cs[n].f = 200.0 + 6000.0 * (rng_uniform() + 1.0);
+    cs[n].q = 0.5 + 2.0 * (rng_uniform() + 1.0);
+    ch_design(&cs[n], fs);
+    cs[n].e = fx_cascade_new();
+    fx_cascade_configure(cs[n].e, C, fmt, prec);
+    fx_cascade_set_crossfade(cs[n].e, 240);
+    n++;
+  }
+  if (rng_next() % 2 == 0 || kind == CHG_GAIN) { /* a gain at the end */
+    cs[n].gain = 1;
+    cs[n].g = pow(10.0, (rng_uniform() * 9.0) / 20.0);
+    n++;
+  }
+  fx_cascade_t *f = fx_cascade_new();
+  fx_cascade_configure(f, C, fmt, prec);
+  fx_cascade_set_crossfade(f, 240);
+  ch_install(cs, n, f);
+
+  void *x = noise_buf(fmt, frames * (size_t) C, seed + 7, 0.5);
+  void *y = malloc(frames * (size_t) C * ssize(fmt));
+  memcpy(y, x, frames * (size_t) C * ssize(fmt));
+  rng_seed(seed * 31 + 5);
+  char *near = calloc(frames, 1);
+  size_t pos = 0, next_change = 3000 + rng_next() % 3000;
+  int ramp_left = 0, ramp_stage = -1;
+  while (pos < frames) {
+    /* changes before this buffer, on both */
+    int changed = 0;
+    if (ramp_left > 0) {
+      cs[ramp_stage].f *= cs[ramp_stage].f > 4000.0 ? 0.97 : 1.03;
+      ch_design(&cs[ramp_stage], fs);
+      ramp_left--;
+      changed = 1;
+    }
+    if (pos >= next_change) {
+      int k = kind == CHG_MIXED ? (int) (rng_next() % CHG_MIXED) : kind;
+      int iirs[CH_MAX], ni = 0, gains[CH_MAX], ng = 0;
+      for (int i = 0; i < n; i++) {
+        if (cs[i].gain)
+          gains[ng++] = i;
+        else
+          iirs[ni++] = i;
+      }
+      int t = iirs[rng_next() % (uint64_t) ni];
+      switch (k) {
+      case CHG_RAMP:
+        ramp_stage = t;
+        ramp_left = 20;
+        break;
+      case CHG_STEP:
+        cs[t].f *= cs[t].f > 4000.0 ? 0.8 : 1.25;
+        cs[t].q *= 1.1;
+        ch_design(&cs[t], fs);
+        break;
+      case CHG_GAIN:
+        if (ng > 0)
+          cs[gains[rng_next() % (uint64_t) ng]].g *= pow(10.0, rng_uniform() * 0.5);
+        break;
+      case CHG_JUMP:
+        t = iirs[ni - 1];
+        cs[t].f = cs[t].f > 3000 ? cs[t].f / 8.0 : cs[t].f * 6.0;
+        ch_design(&cs[t], fs);
+        break;
+      case CHG_COUNT:
+        cs[t].type ^= 2;
+        ch_design(&cs[t], fs);
+        break;
+      case CHG_JUMP_AFTER: {
+        /* an earlier stage changes, then, 1000 frames later, a later one jumps */
+        t = iirs[ni - 1];
+        int u = iirs[0];
+        cs[u].f *= 1.2;
+        ch_design(&cs[u], fs);
+        ch_install(cs, n, f);
+        size_t m = 1000 < frames - pos ? 1000 : frames - pos;
+        char *p = (char *) y + pos * (size_t) C * ssize(fmt);
+        void *q = malloc(m * (size_t) C * ssize(fmt));
+        memcpy(q, p, m * (size_t) C * ssize(fmt));
+        ch_process(cs, n, fmt, p, m, C);
+        fx_cascade_process(f, q, m);
+        memcpy((char *) x + pos * (size_t) C * ssize(fmt), q, m * (size_t) C * ssize(fmt));
+        free(q);
+        for (size_t i = pos; i < pos + m; i++)
+          near[i] |= 1;
+        pos += m;
+        cs[t].f = cs[t].f > 3000 ? cs[t].f / 8.0 : cs[t].f * 6.0;
+        ch_design(&cs[t], fs);
+        break;
+      }
+      default:
+        break;
+      }
+      changed = 1;
+      next_change = pos + 4000 + rng_next() % 6000;
+    }
+    if (changed) {
+      ch_install(cs, n, f);
+      for (size_t i = pos; i < pos + 2000 && i < frames; i++)
+        near[i] |= 1;
+    }
+    if (pos >= frames)
+      break;
+    uint64_t r = rng_next();
+    size_t m = (r & 7) == 0 ? 1 + (r >> 8) % 3 : 1 + (r >> 8) % (big ? 9000 : 700);
+    if (m > frames - pos)
+      m = frames - pos;
+    char *p = (char *) y + pos * (size_t) C * ssize(fmt);
+    void *q = malloc(m * (size_t) C * ssize(fmt));
+    memcpy(q, p, m * (size_t) C * ssize(fmt));
+    ch_process(cs, n, fmt, p, m, C);
+    fx_cascade_process(f, q, m);
+    /* keep both outputs: chain in y, fused in x (x's input is no longer needed) */
+    memcpy((char *) x + pos * (size_t) C * ssize(fmt), q, m * (size_t) C * ssize(fmt));
+    free(q);
+    pos += m;
+  }
+  double emax = 0.0, ewin = 0.0, ymax = 0.0;
+  for (size_t i = 0; i < frames; i++) {
+    for (int ch = 0; ch < C; ch++) {
+      size_t k = i * (size_t) C + (size_t) ch;
+      double a = sample_at(fmt, y, k), b = sample_at(fmt, x, k);
+      ymax = fmax(ymax, fabs(a));
+      emax = fmax(emax, fabs(a - b));
+      if (near[i])
+        ewin = fmax(ewin, fabs(a - b));
+    }
+  }
+  for (int i = 0; i < n; i++)
+    fx_cascade_free(cs[i].e);
+  fx_cascade_free(f);
+  free(x);
+  free(y);
+  free(near);
+  /* F32: relative to the output or, when a chain attenuates strongly, to a tenth of the input
+   * level (the rounding of the signals between the stages sets the floor) */
+  if (fmt == FX_SAMPLE_F32)
+    ymax = fmax(ymax, 0.05);
+  *win = ewin / ymax;
+  return emax / ymax;
+}
+
+static void test_stages_equal_chain(void)
+{
+  for (int k = 0; k < CHG_N; k++) {
+    double worst = 0.0, worst_win = 0.0, w;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+      double e =
+          stages_trial(k, seed * 1000 + (uint64_t) k, FX_SAMPLE_F64, FX_PRECISION_AUTO, 0, &w);
+      worst = fmax(worst, e);
+      worst_win = fmax(worst_win, w);
+    }
+    printf("stages vs chain, F64, %-26s: max rel diff %.3g (transition windows %.3g)\n",
+           chg_names[k], worst, worst_win);
+    CHECK(worst <= 1e-10, "%s: fused vs chain %.3g", chg_names[k], worst);
+  }
+  /* buffers of up to 9000 frames (checkpoints fall further apart) */
+  for (int k = 0; k < CHG_N; k++) {
+    double worst = 0.0, w;
+    for (uint64_t seed = 1; seed <= 6; seed++)
+      worst = fmax(worst, stages_trial(k, seed * 13 + (uint64_t) k, FX_SAMPLE_F64,
+                                       FX_PRECISION_AUTO, 1, &w));
+    printf("stages vs chain, F64, long buffers, %-26s: max rel diff %.3g\n", chg_names[k], worst);
+    CHECK(worst <= 1e-10, "long buffers, %s: fused vs chain %.3g", chg_names[k], worst);
+  }
+  for (int k = 0; k < CHG_N; k++) {
+    double worst = 0.0, w;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+      double e = stages_trial(k, seed * 77 + (uint64_t) k, FX_SAMPLE_F32, FX_PRECISION_AUTO, 0, &w);
+      worst = fmax(worst, e);
+    }
+    printf("stages vs chain, F32, %-26s: max rel diff %.3g\n", chg_names[k], worst);
+    CHECK(worst <= 1e-5, "F32 %s: fused vs chain %.3g", chg_names[k], worst);
+  }
+  /* single-precision arithmetic (float state and coefficients): the chain rounds its signals
+   * between stages to float as well, the staged engine keeps them in float registers */
+  for (int k = 0; k < CHG_N; k++) {
+    double worst = 0.0, w;
+    for (uint64_t seed = 1; seed <= 4; seed++)
+      worst = fmax(worst, stages_trial(k, seed * 91 + (uint64_t) k, FX_SAMPLE_F32,
+                                       FX_PRECISION_SINGLE, 0, &w));
+    printf("stages vs chain, F32 single, %-26s: max rel diff %.3g\n", chg_names[k], worst);
+    CHECK(worst <= 1e-4, "F32 single %s: fused vs chain %.3g", chg_names[k], worst);
+  }
+}
+
 int main(void)
 {
   test_chunk_invariance();
@@ -879,6 +1160,7 @@ int main(void)
   test_queries();
   test_denormals();
   test_design_jumps();
+  test_stages_equal_chain();
   printf("test_cascade: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -107,6 +107,20 @@ static void test_shapes(void)
             memcmp(&all[2], &lp_sos[0], sizeof(fx_sos_t)) == 0,
         "collect keeps chain order");
   CHECK(fx_plan_collect(c2, &p[0], all, 5, &ns, &g) == FX_ERR_CAPACITY, "collect capacity");
+
+  /* stage descriptors for fx_cascade_set_stages() */
+  fx_cascade_stage_t d[8];
+  int nd = -1;
+  CHECK(fx_plan_cascade_stages(c2, &p[0], d, 8, &nd) == FX_OK && nd == 5, "stages (n=%d)", nd);
+  CHECK(d[0].kind == FX_CASCADE_STAGE_GAIN && d[0].gain == 2.0 &&
+            d[1].kind == FX_CASCADE_STAGE_SECTIONS && d[1].sos == hp_sos && d[1].n == 2 &&
+            d[1].gain == 1.0 && d[2].kind == FX_CASCADE_STAGE_GAIN && d[2].gain == 0.5 &&
+            d[3].sos == lp_sos && d[3].n == 4 && d[4].kind == FX_CASCADE_STAGE_GAIN &&
+            d[4].gain == 3.0,
+        "stages keep chain order and kinds");
+  CHECK(fx_plan_cascade_stages(c2, &p[0], d, 4, &nd) == FX_ERR_CAPACITY, "stages capacity");
+  n = fx_plan_chain(c4, 5, 1, p, 16);
+  CHECK(fx_plan_cascade_stages(c4, &p[1], d, 8, &nd) == FX_ERR_TYPE, "opaque is no cascade");
 }
 
 /* The fused cascade equals running each stage's cascade in turn (F64 ≤ 1e-12 relative). */
@@ -157,6 +171,27 @@ static void test_equivalence(void)
   double rel = sqrt(num / den);
   printf("fused vs sequential: relative error %.3e\n", rel);
   CHECK(den > 0 && rel <= 1e-12, "fused equals sequential (rel %.3e)", rel);
+
+  /* the same with the stages given to the engine */
+  fx_cascade_stage_t d[8];
+  int nd;
+  CHECK(fx_plan_cascade_stages(chain, &p[0], d, 8, &nd) == FX_OK && nd == 5, "stages");
+  fx_cascade_t *staged = fx_cascade_new();
+  fx_cascade_configure(staged, CH, FX_SAMPLE_F64, FX_PRECISION_DOUBLE);
+  CHECK(fx_cascade_set_stages(staged, d, nd) == FX_OK, "set_stages");
+  CHECK(fx_cascade_sections(staged) == 7, "sections %d", fx_cascade_sections(staged));
+  memcpy(y_fused, x, sizeof(double) * FRAMES * CH);
+  fx_cascade_process(staged, y_fused, FRAMES);
+  CHECK(fx_cascade_dispatches(staged) == 1, "one dispatch for the staged chain");
+  num = den = 0;
+  for (int i = 0; i < FRAMES * CH; i++) {
+    num += (y_fused[i] - y_seq[i]) * (y_fused[i] - y_seq[i]);
+    den += y_seq[i] * y_seq[i];
+  }
+  rel = sqrt(num / den);
+  printf("staged vs sequential: relative error %.3e\n", rel);
+  CHECK(den > 0 && rel <= 1e-12, "staged equals sequential (rel %.3e)", rel);
+  fx_cascade_free(staged);
   fx_cascade_free(fused);
   free(x);
   free(y_fused);

@@ -38,6 +38,16 @@ class Sos(ctypes.Structure):
                 ("a1", ctypes.c_double), ("a2", ctypes.c_double)]
 
 
+class Stage(ctypes.Structure):
+    """fx_cascade_stage_t"""
+    _fields_ = [("kind", ctypes.c_int), ("sos", ctypes.POINTER(Sos)), ("n", ctypes.c_int),
+                ("gain", ctypes.c_double)]
+
+
+# fx_cascade_stage_kind_t
+STAGE_SECTIONS, STAGE_GAIN = 0, 1
+
+
 class CascadeError(RuntimeError):
     def __init__(self, status, what=""):
         self.status = int(status)
@@ -63,6 +73,12 @@ def lib():
         l.fx_cascade_configure.argtypes = [vp, i, i, i]
         l.fx_cascade_set_sections.restype = i
         l.fx_cascade_set_sections.argtypes = [vp, ctypes.POINTER(Sos), i, d]
+        l.fx_cascade_set_stages.restype = i
+        l.fx_cascade_set_stages.argtypes = [vp, ctypes.POINTER(Stage), i]
+        for name, t in (("fx_gain_apply_f32", ctypes.c_float), ("fx_gain_apply_f64", d)):
+            fn = getattr(l, name)
+            fn.restype = sz
+            fn.argtypes = [ctypes.POINTER(t), sz, i, d, d, i]
         l.fx_cascade_set_crossfade.restype = None
         l.fx_cascade_set_crossfade.argtypes = [vp, sz]
         l.fx_cascade_reset.restype = None
@@ -132,6 +148,24 @@ class Cascade:
             raise CascadeError(st, "set_sections")
         return st
 
+    def set_stages(self, stages, check=True):
+        """stages: a list of ("sections", scipy sos[, gain]) and ("gain", linear gain) in chain
+        order (fx_cascade_set_stages)."""
+        arr = (Stage * max(1, len(stages)))()
+        keep = []
+        for k, st in enumerate(stages):
+            if st[0] == "gain":
+                arr[k] = Stage(STAGE_GAIN, None, 0, float(st[1]))
+            else:
+                rows, n = sos_rows(st[1]) if len(st[1]) else ((Sos * 1)(), 0)
+                keep.append(rows)
+                arr[k] = Stage(STAGE_SECTIONS, ctypes.cast(rows, ctypes.POINTER(Sos)), n,
+                               float(st[2]) if len(st) > 2 else 1.0)
+        st = self._l.fx_cascade_set_stages(self._h, arr, len(stages))
+        if check and st != FX_OK:
+            raise CascadeError(st, "set_stages")
+        return st
+
     def set_crossfade(self, frames):
         self._l.fx_cascade_set_crossfade(self._h, int(frames))
 
@@ -180,3 +214,15 @@ class Cascade:
     @property
     def uses_double(self):
         return bool(self._l.fx_cascade_uses_double(self._h))
+
+
+def gain_apply(x, gain_from, gain_to):
+    """dsp/gain.c's ramp (no clipping) on x (frames, channels), in place."""
+    assert x.flags["C_CONTIGUOUS"]
+    frames = x.shape[0]
+    channels = x.size // frames if frames else 1
+    if x.dtype == np.float32:
+        fn, t = lib().fx_gain_apply_f32, ctypes.c_float
+    else:
+        fn, t = lib().fx_gain_apply_f64, ctypes.c_double
+    fn(x.ctypes.data_as(ctypes.POINTER(t)), frames, channels, float(gain_from), float(gain_to), 0)
