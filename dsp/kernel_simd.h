@@ -32,7 +32,8 @@
  * by lane. IEEE arithmetic is the same in a vector lane as in a scalar register, so a sample's
  * result does not depend on which path filtered it, where the block or call boundaries fell or
  * in which lane its channel ran: any split of a stream is bit-identical, and the paths can be
- * chosen freely per call and per channel.
+ * chosen freely per call and per channel. The exception is the time-block path below, whose
+ * blocks start from a computed state: its results depend on the call's length by rounding.
  *
  * Paths:
  *   - channel vectors (C >= 3): K_W adjacent channels in the lanes of one vector; a block of
@@ -49,8 +50,17 @@
  *     sample behind lane k-1 (step t: lane k filters sample t-k), the lanes' outputs shifting
  *     up one lane per step. Two channels run interleaved. The first and last K-1 steps of a
  *     block update only the lanes that hold a sample.
- *   - the last (up to) two frames of a call, when a history is wanted, go through a scalar
- *     per-frame loop that also records the boundary history (kernel.h). */
+ *   - time blocks (C <= 2, K <= K_TB_KMAX(C), ranges of >= K_TB_MIN frames; where the flavour
+ *     defines K_TB_PLAN, i.e. AVX2, which AVX-512 hands mono and stereo to): the frames are cut
+ *     into nb = K_W / C consecutive blocks, one per lane (two lanes per block in stereo), and
+ *     all blocks are filtered at once by the channel-vector code (transposed in and out of the
+ *     lanes, K_TB_TR1 / K_TB_TR2), block 0 from the true state, the others from zero state; the
+ *     true initial state of each block follows in sequence (s_{j+1} = end_j + A^len s_j) and a
+ *     second pass adds each block's zero-input response C A^n s_j from precomputed tables
+ *     (kernel_tblock.h). This costs 2K multiply-adds per sample more than the lanes path, but
+ *     fills the lanes; the result differs from the other paths by rounding only (kernel.h).
+ *   - the last (up to) two frames of a call go through a scalar per-frame loop that also records
+ *     the boundary history (kernel.h) when a history is wanted. */
 
 #define K_CAT2(a, b) a##_##b
 #define K_CAT(a, b) K_CAT2(a, b)
@@ -439,6 +449,226 @@ static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
   }
 }
 
+#ifdef K_TB_PLAN
+/* Time blocks (see kernel_tblock.h): the frames [0, nb * len) of P = 1 or 2 channels (the whole
+ * call) as nb = K_W / P consecutive blocks of len frames, block j of channel c in lane j*P+c.
+ * Steps per chunk of the vector buffer: */
+#ifndef K_TB_CH
+#define K_TB_CH 256
+#endif
+/* Shortest range (frames) that takes the time-block path. Measured on Zen 4 (AVX2) it beats the
+ * wavefront from 2048 frames on; 8192 keeps calls of up to 8191 frames on the lanes/wavefront
+ * arithmetic, so that splits of such streams stay bit-identical (kernel.h). */
+#ifndef K_TB_MIN
+#define K_TB_MIN 8192
+#endif
+
+/* Steps [i0, i0+n) of every block into buf (n a multiple of nb): nb vectors of K_W I/O samples
+ * (nb frames) of each block, transposed as an nb x nb matrix of P-sample units
+ * (K_TB_TR1 / K_TB_TR2). */
+K_AI void K_FN(tb_gather)(K_V *buf, const K_IO *data, const int P, size_t len, size_t i0, size_t n)
+{
+  const int nb = K_W / P;
+  for (size_t i = 0; i < n; i += (size_t) nb) {
+    K_V r[K_W];
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++)
+      r[j] = K_LOADIO(data + ((size_t) j * len + i0 + i) * (size_t) P);
+    if (P == 1)
+      K_TB_TR1(r);
+    else
+      K_TB_TR2(r);
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++)
+      buf[i + (size_t) j] = r[j];
+  }
+}
+
+K_AI void K_FN(tb_scatter)(const K_V *buf, K_IO *data, const int P, size_t len, size_t i0, size_t n)
+{
+  const int nb = K_W / P;
+  for (size_t i = 0; i < n; i += (size_t) nb) {
+    K_V r[K_W];
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++)
+      r[j] = buf[i + (size_t) j];
+    if (P == 1)
+      K_TB_TR1(r);
+    else
+      K_TB_TR2(r);
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++)
+      K_STOREIO(data + ((size_t) j * len + i0 + i) * (size_t) P, r[j]);
+  }
+}
+
+/* Correction pass, in the data's own layout: for blocks 1 .. nb-1 and each sub-block of
+ * FX_TB_B frames, y += sum_m Tt[m][.] * s[m], s being the block's ZIR state at the start of the
+ * sub-block (S: lanes = blocks, advanced by P0 = A^B from one sub-block to the next). */
+K_AI void K_FN(tb_fix)(K_IO *data, const int P, size_t len, const K_T *Tt, const K_T *P0,
+                       K_T (*st0)[K_W], const int n2)
+{
+  const int nb = K_W / P;
+  const size_t rowlen = (size_t) FX_TB_B * (size_t) P;
+  K_V S[2 * FX_TB_KMAX];
+  _Alignas(64) K_T sq[2 * FX_TB_KMAX][K_W];
+#pragma GCC unroll 32
+  for (int m = 0; m < n2; m++)
+    S[m] = K_LOAD(st0[m]);
+  for (size_t g = 0; g < len; g += FX_TB_B) {
+    if (g) {
+      K_V t[2 * FX_TB_KMAX];
+#pragma GCC unroll 32
+      for (int a = 0; a < n2; a++) {
+        K_V acc = K_MUL(K_SET1(P0[a * n2]), S[0]);
+#pragma GCC unroll 32
+        for (int m = 1; m < n2; m++)
+          acc = K_FMA(K_SET1(P0[a * n2 + m]), S[m], acc);
+        t[a] = acc;
+      }
+#pragma GCC unroll 32
+      for (int m = 0; m < n2; m++)
+        S[m] = t[m];
+    }
+#pragma GCC unroll 32
+    for (int m = 0; m < n2; m++)
+      K_STORE(sq[m], S[m]);
+    for (int j = 1; j < nb; j++) {
+      const K_T *sj = &sq[0][(size_t) j * (size_t) P];
+      K_IO *p = data + ((size_t) j * len + g) * (size_t) P;
+      /* 8 independent accumulators (the sum over m is a dependent chain per vector) */
+      for (size_t v = 0; v < rowlen; v += 8 * K_W) {
+        K_V a[8];
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; u++)
+          a[u] = K_LOADIO(p + v + (size_t) u * K_W);
+#pragma GCC unroll 32
+        for (int m = 0; m < n2; m++) {
+          const K_V b = P == 1 ? K_SET1(sj[(size_t) m * K_W]) : K_TB_BCAST2(sj + (size_t) m * K_W);
+          const K_T *t = Tt + (size_t) m * rowlen + v;
+#pragma GCC unroll 8
+          for (int u = 0; u < 8; u++)
+            a[u] = K_FMA(K_LOAD(t + (size_t) u * K_W), b, a[u]);
+        }
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; u++)
+          K_STOREIO(p + v + (size_t) u * K_W, a[u]);
+      }
+    }
+  }
+}
+
+static void K_FN(tb_fix_k)(K_IO *data, int P, size_t len, const K_T *Tt, const K_T *P0,
+                           K_T (*st0)[K_W], int K)
+{
+  switch (K * 2 + (P == 2)) {
+#define K_TB_CASE(k)                                                                               \
+  case 2 * (k):                                                                                    \
+    K_FN(tb_fix)(data, 1, len, Tt, P0, st0, 2 * (k));                                              \
+    return;                                                                                        \
+  case 2 * (k) + 1:                                                                                \
+    K_FN(tb_fix)(data, 2, len, Tt, P0, st0, 2 * (k));                                              \
+    return;
+    K_TB_CASE(1)
+    K_TB_CASE(2)
+    K_TB_CASE(3)
+    K_TB_CASE(4)
+    K_TB_CASE(5)
+    K_TB_CASE(6)
+    K_TB_CASE(7)
+    K_TB_CASE(8)
+    K_TB_CASE(9)
+    K_TB_CASE(10)
+    K_TB_CASE(11)
+    K_TB_CASE(12)
+#undef K_TB_CASE
+  default:
+    return;
+  }
+}
+
+/* The sections over n steps of buf, the lanes' states at lst ([lane][K][2]). */
+static void K_FN(tb_filter)(const K_T *coef, K_T *lst, int K, int lanes, K_V *buf, size_t n)
+{
+  const int ngroups = (K + K_CVG - 1) / K_CVG;
+  int s = 0;
+  for (int g = 0; g < ngroups; g++) {
+    const int G = (K - s) / (ngroups - g) + ((K - s) % (ngroups - g) != 0);
+    K_FN(cv_sections)
+    (coef + 5 * (size_t) s, lst + 2 * (size_t) s, 2 * (size_t) K, lanes, buf, n, G);
+    s += G;
+  }
+}
+
+/* One pass over the blocks: gather, filter from the lanes' states, scatter. */
+static void K_FN(tb_pass)(const K_T *coef, K_T *lst, int K, K_IO *data, int P, size_t len)
+{
+  _Alignas(64) K_V buf[K_TB_CH];
+  for (size_t i0 = 0; i0 < len; i0 += K_TB_CH) {
+    const size_t n = len - i0 < K_TB_CH ? len - i0 : K_TB_CH;
+    if (P == 1)
+      K_FN(tb_gather)(buf, data, 1, len, i0, n);
+    else
+      K_FN(tb_gather)(buf, data, 2, len, i0, n);
+    K_FN(tb_filter)(coef, lst, K, K_W, buf, n);
+    if (P == 1)
+      K_FN(tb_scatter)(buf, data, 1, len, i0, n);
+    else
+      K_FN(tb_scatter)(buf, data, 2, len, i0, n);
+  }
+}
+
+/* Time blocks over the first nb * len frames of the call (P = C channels, 1 <= K <= FX_TB_KMAX):
+ * block 0 of each channel from its state, the others from zero state; then the blocks' true
+ * initial states in sequence (s_{j+1} = end_j + A^len s_j, in double: the new state), and a
+ * correction pass (y += C A^n s_j). Returns the frames done (0: no plan, nothing done). */
+static size_t K_FN(tb)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
+                       size_t C, int P)
+{
+  (void) C; /* == P */
+  fx_tb_plan_t *pl = K_TB_PLAN(coef, K);
+  if (!pl)
+    return 0;
+  const int nb = K_W / P, n2 = 2 * K;
+  size_t q = frames / ((size_t) nb * FX_TB_B);
+  if (q > FX_TB_QMAX)
+    q = FX_TB_QMAX;
+  if (q == 0)
+    return 0;
+  const size_t len = q * FX_TB_B;
+  const size_t sstride = 2 * (size_t) kstride;
+  _Alignas(64) K_T lst[K_W * 2 * FX_TB_KMAX];
+  _Alignas(64) K_T st0[2 * FX_TB_KMAX][K_W];
+  memset(lst, 0, sizeof(lst));
+  memset(st0, 0, sizeof(st0));
+  for (int c = 0; c < P; c++)
+    for (int m = 0; m < n2; m++)
+      lst[c * n2 + m] = state[(size_t) c * sstride + (size_t) m];
+  /* pass 1: every block from its start state (block 0: the true one; others: zero) */
+  K_FN(tb_pass)(coef, lst, K, data, P, len);
+  /* the true initial state of each block, in double */
+  for (int c = 0; c < P; c++) {
+    double s[2 * FX_TB_KMAX];
+    for (int m = 0; m < n2; m++) {
+      s[m] = (double) lst[c * n2 + m];
+    }
+    for (int j = 1; j < nb; j++) {
+      const int l = j * P + c;
+      for (int m = 0; m < n2; m++)
+        st0[m][l] = (K_T) s[m];
+      fx_tb_advance(pl, q, s);
+      for (int m = 0; m < n2; m++)
+        s[m] += (double) lst[l * n2 + m];
+    }
+    for (int m = 0; m < n2; m++)
+      state[(size_t) c * sstride + (size_t) m] = (K_T) s[m];
+  }
+  /* pass 2: add the zero-input responses (block 0 has none) */
+  K_FN(tb_fix_k)(data, P, len, K_TB_TAB(pl)[P - 1], K_TB_P0(pl), st0, K);
+  return (size_t) nb * len;
+}
+#endif
+
 /* Channels c0 .. c0+nch-1, frames [0, frames), no history, the caller's FP mode (the kernel sets
  * FTZ/DAZ). Not static: a wider kernel hands narrow channel ranges to a narrower one of the same
  * arithmetic (K_NARROW_RANGE; e.g. AVX-512 -> AVX2, bit-identical). Groups of K_W channels run
@@ -454,6 +684,19 @@ void K_NARROW_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data,
 void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames, size_t C,
              size_t c0, size_t nch)
 {
+#ifdef K_TB_PLAN
+  if (c0 == 0 && nch == C && nch <= 2 && K >= 1 && K <= K_TB_KMAX((int) nch)) {
+    while (frames >= K_TB_MIN) {
+      const size_t done = K_FN(tb)(coef, state, K, kstride, data, frames, C, (int) nch);
+      if (!done)
+        break;
+      data += done * C;
+      frames -= done;
+    }
+    if (!frames)
+      return;
+  }
+#endif
   size_t c = c0;
   const size_t end = c0 + nch;
   if (nch > 2)
@@ -485,11 +728,16 @@ static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride
   const unsigned int csr = _mm_getcsr();
   _mm_setcsr(csr | 0x8040u); /* FTZ | DAZ */
   const size_t C = (size_t) channels;
-  const size_t tail = hist ? (frames < 2 ? frames : 2) : 0;
+  /* The last (up to) two frames always go apart, so that the body (and the time-block path's
+   * blocks) are the same with or without a history. */
+  const size_t tail = frames < 2 ? frames : 2;
   const size_t body = frames - tail;
   if (body && K > 0)
     K_RANGE(coef, state, K, kstride, data, body, C, 0, C);
-  if (tail) {
+  if (tail && !hist) {
+    if (K > 0)
+      K_RANGE(coef, state, K, kstride, data + body * C, tail, C, 0, C);
+  } else if (tail) {
     for (size_t ch = 0; ch < C; ch++) {
       K_T *st = state + ch * (size_t) kstride * 2;
       double *h = hist + ch * ((size_t) kstride + 1) * 2;
@@ -510,5 +758,9 @@ static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride
 #undef K_LOADIO_PART
 #undef K_STOREIO_PART
 #undef K_NARROW_RANGE
+#undef K_TB_PLAN
+#undef K_TB_TAB
+#undef K_TB_P0
+#undef K_TB_KMAX
 /* The type's operations (K_T ... K_SEL) stay defined for the next flavour of the same type;
  * kernel_simd_end.h undefines them. */

@@ -33,3 +33,6 @@
 #undef K_WSEL_T
 #undef K_WSEL_MAKE
 #undef K_WEXTRACT
+#undef K_TB_TR1
+#undef K_TB_TR2
+#undef K_TB_BCAST2
