@@ -350,15 +350,16 @@ def worker_gst(a):
     import scipy.signal as ss
     Gst = _gst()
     out = {"kernel": a.kernel, "version": Gst.version_string(), "chain": [], "overhead": []}
-    sos, _, _ = chain_sos()
-    xv = np.fromfile(a.vraw, dtype=np.float32).reshape(-1, 2)
-    ref = ss.sosfilt(sos, xv.astype(np.float64), axis=0)
-    configs = [("identity", "identity", None, [])]
-    for prec in ("auto", "single", "double"):
+    if not a.no_chain:
+        sos, _, _ = chain_sos()
+        xv = np.fromfile(a.vraw, dtype=np.float32).reshape(-1, 2)
+        ref = ss.sosfilt(sos, xv.astype(np.float64), axis=0)
+    configs = [("identity", "identity", None, [])] if not a.no_chain else []
+    for prec in ("auto", "single", "double") if not a.no_chain else ():
         configs.append(("gst-fx fxchain %s" % prec,
                         'fxchain name=fx device=cpu precision=%s chain="%s"' % (prec, CHAIN_FX),
                         None, [("fx", "backend"), ("fx", "dispatches")]))
-    if a.stock:
+    if a.stock and not a.no_chain:
         configs.append(("audiocheblimit x2", CHEB_CHAIN, None, []))
         configs.append(("audioiirfilter x2", "audioiirfilter name=iirhp ! audioiirfilter name=iirlp",
                         _configure_iir, []))
@@ -378,7 +379,7 @@ def worker_gst(a):
             runs.append((row, desc, conf, read))
         out["chain"].append(row)
     full = _src(a.raw, 2, 1024)
-    for r in range(a.reps):
+    for r in range(a.reps if runs else 0):
         k = r % len(runs)
         for row, desc, conf, read in runs[k:] + runs[:k]:
             dt, err, props = _run_pipe(Gst, "%s ! %s ! fakesink sync=false" % (full, desc), conf,
@@ -389,9 +390,11 @@ def worker_gst(a):
             if props.get("fx.dispatches") is not None:
                 row["dispatches"] = props["fx.dispatches"]
                 row["backend"] = props["fx.backend"]
-    log("gst %s: chain done" % a.kernel)
+    if runs:
+        log("gst %s: chain done" % a.kernel)
     if a.overhead:
-        # (c) per-buffer overhead, 64-frame stereo buffers
+        # (c) per-buffer overhead, 64-frame (--overhead-frames) stereo buffers
+        of = a.overhead_frames
         cfgs = [("identity", "identity"),
                 ("fxbutterworth (low-pass order 8)",
                  "fxbutterworth device=cpu mode=low-pass cutoff=12000 order=8"),
@@ -399,8 +402,8 @@ def worker_gst(a):
                 ("audiocheblimit (low-pass 8 poles)",
                  "audiocheblimit mode=low-pass cutoff=12000 poles=8 type=1 ripple=0")]
         rows = [{"name": n, "desc": d, "s": []} for n, d in cfgs]
-        src = _src(a.oraw, 2, 64)
-        nbuf = os.path.getsize(a.oraw) // (64 * 2 * 4)
+        src = _src(a.oraw, 2, of)
+        nbuf = os.path.getsize(a.oraw) // (of * 2 * 4)
         for r in range(a.reps):
             k = r % len(rows)
             for row in rows[k:] + rows[:k]:
@@ -659,6 +662,31 @@ def sox_run(a, pin, effects, raw, out="/dev/null"):
     return dt, (p.stderr.strip()[:200] if p.returncode else None)
 
 
+def overhead_only(a, pin, seconds, reps):
+    """Workload (c) alone: per-buffer cost of the elements at --overhead-frames frames, printed
+    as a table (µs per buffer, median of the repetitions, and net of identity)."""
+    import statistics
+    oraw = os.path.join(a.tmp, "noise-overhead.raw")
+    gen_noise(oraw, seconds, 2, 9)
+    r, err = run_worker("gst", ["--build", a.build, "--reps", str(reps), "--oraw", oraw,
+                                "--tmp", a.tmp, "--kernel", "auto", "--overhead", "--no-chain",
+                                "--overhead-frames", str(a.overhead_frames)],
+                        {"FX_KERNEL": "auto"}, pin, a)
+    if r is None:
+        sys.exit("overhead run failed: %s" % err)
+    rows = r["overhead"]
+    nbuf = rows[0]["buffers"]
+    med = {row["name"]: statistics.median(row["s"]) / nbuf * 1e6 for row in rows}
+    print("per-buffer overhead: %d-frame stereo F32 buffers, %d buffers per run, %d repetitions "
+          "(timer: %s), build %s" % (a.overhead_frames, nbuf, reps, a.timer, a.build))
+    print("| element | µs/buffer | min | net µs/buffer |")
+    print("|---|---:|---:|---:|")
+    for row in rows:
+        m = med[row["name"]]
+        net = "–" if row["name"] == "identity" else "%.2f" % (m - med["identity"])
+        print("| %s | %.2f | %.2f | %s |" % (row["name"], m, min(row["s"]) / nbuf * 1e6, net))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.environ.get("BUILD_DIR", os.path.join(ROOT, "build")))
@@ -677,6 +705,11 @@ def main():
     ap.add_argument("--timer", choices=("cpu", "wall"), default="cpu",
                     help="cpu: CPU time of the measuring process (all threads; robust to other "
                          "load on the core); wall: wall-clock time")
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="measure only workload (c), the per-buffer overhead (default kernel), "
+                         "print its table and write no report")
+    ap.add_argument("--overhead-frames", type=int, default=64,
+                    help="frames per buffer for --overhead-only (default 64)")
     ap.add_argument("--report-only", metavar="JSON",
                     help="rewrite the report from a saved run (default location: "
                          "~/.cache/gst-fx-bench/last-compare.json) without measuring")
@@ -703,6 +736,10 @@ def main():
     load0 = open("/proc/loadavg").read().split()[:3]
     log("machine: %s, %d CPUs; pinned: %s; tmp %s" % (cpu["model"], cpu["cpus"],
                                                        " ".join(pin) or "no", a.tmp))
+    if a.overhead_only:
+        overhead_only(a, pin, seconds if a.seconds else (5.0 if a.quick else 20.0), reps)
+        shutil.rmtree(a.tmp, ignore_errors=True)
+        return
     clock = measure_clock(a.tmp, cpu, pin)
     log("clock %.3f GHz (%s); FMA instr/cycle %s" % (clock["ghz"], clock["method"],
                                                      clock["ipc"]))
@@ -845,6 +882,8 @@ def worker_main():
     ap.add_argument("--cs", default="1,2,8,16,64")
     ap.add_argument("--stock", action="store_true")
     ap.add_argument("--overhead", action="store_true")
+    ap.add_argument("--overhead-frames", type=int, default=64)
+    ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--probe-only", action="store_true")
     a = ap.parse_args()
     a.ks = [int(v) for v in a.ks.split(",")]

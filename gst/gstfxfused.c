@@ -46,8 +46,10 @@ struct _GstFxFused {
 
   guint n;
   GstElement **children; /* refs, chain order */
+  gboolean *is_gain;     /* child i is an fxgain (else a GstFxIir) */
 
-  /* Streaming thread: what the last design saw (to tell when to redesign). */
+  /* Streaming thread: what the last design saw (to tell when to redesign). seen_serial holds the
+   * IIR children's parameter serials and the fxgains' serials (gst_fx_gain_get_serial()). */
   guint *seen_serial;
   double *seen_gain;
   gboolean *seen_clip;
@@ -99,6 +101,7 @@ static void gst_fx_fused_finalize(GObject *object)
   for (guint i = 0; i < self->n; i++)
     gst_object_unref(self->children[i]);
   g_free(self->children);
+  g_free(self->is_gain);
   g_free(self->seen_serial);
   g_free(self->seen_gain);
   g_free(self->seen_clip);
@@ -120,8 +123,11 @@ GstElement *gst_fx_fused_new(const gchar *name, GstElement *const *children, gui
   self->seen_serial = g_new0(guint, n_children);
   self->seen_gain = g_new0(double, n_children);
   self->seen_clip = g_new0(gboolean, n_children);
-  for (guint i = 0; i < n_children; i++)
+  self->is_gain = g_new0(gboolean, n_children);
+  for (guint i = 0; i < n_children; i++) {
     self->children[i] = gst_object_ref(children[i]);
+    self->is_gain[i] = GST_IS_FX_GAIN(children[i]);
+  }
   return GST_ELEMENT(self);
 }
 
@@ -245,19 +251,25 @@ static fx_status_t gst_fx_fused_install_cascade(GstFxIir *iir, fx_cascade_t *cas
 }
 
 /* Reads the children's parameter serials and gains; returns TRUE when any changed since the last
- * call. Sets *new_clip to the first folded gain that started to clip (transfer none). */
-static gboolean snapshot_children(GstFxFused *self, GstElement **new_clip)
+ * call. Sets *new_clip to the first folded gain that started to clip (transfer none). Per buffer
+ * this is one atomic load per child: an fxgain's settings are read (under its lock) only when its
+ * serial moved, or with `all`. */
+static gboolean snapshot_children(GstFxFused *self, GstElement **new_clip, gboolean all)
 {
   gboolean changed = FALSE;
 
   for (guint i = 0; i < self->n; i++) {
     GstElement *child = self->children[i];
 
-    if (GST_IS_FX_GAIN(child)) {
+    if (self->is_gain[i]) {
+      guint serial = gst_fx_gain_get_serial((GstFxGain *) child);
       double g;
       gboolean clip;
 
-      gst_fx_gain_get_linear(GST_FX_GAIN(child), &g, &clip);
+      if (!all && serial == self->seen_serial[i])
+        continue;
+      self->seen_serial[i] = serial;
+      gst_fx_gain_get_linear((GstFxGain *) child, &g, &clip);
       if (g != self->seen_gain[i])
         changed = TRUE;
       if (clip && !self->seen_clip[i] && new_clip && !*new_clip)
@@ -265,7 +277,7 @@ static gboolean snapshot_children(GstFxFused *self, GstElement **new_clip)
       self->seen_gain[i] = g;
       self->seen_clip[i] = clip;
     } else {
-      guint serial = gst_fx_iir_get_parameters_serial(GST_FX_IIR(child));
+      guint serial = gst_fx_iir_get_parameters_serial((GstFxIir *) child);
 
       if (serial != self->seen_serial[i])
         changed = TRUE;
@@ -280,28 +292,38 @@ static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *i
   GstFxFused *self = GST_FX_FUSED(filter);
 
   /* Before designing: a change after this point is seen by the next buffer. */
-  snapshot_children(self, NULL);
+  snapshot_children(self, NULL, TRUE);
   return GST_AUDIO_FILTER_CLASS(gst_fx_fused_parent_class)->setup(filter, info);
 }
 
 static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
 {
-  GstFxFused *self = GST_FX_FUSED(trans);
+  GstFxFused *self = (GstFxFused *) trans;
   GstElement *new_clip = NULL;
   GstClockTime stream_time;
 
   /* The stage's own controllers (GstFxIir syncs them). */
   GST_BASE_TRANSFORM_CLASS(gst_fx_fused_parent_class)->before_transform(trans, buffer);
 
-  /* The children's controllers, at the buffer's stream time, as they would sync themselves. */
-  stream_time =
-      gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP(buffer));
-  if (GST_CLOCK_TIME_IS_VALID(stream_time)) {
-    for (guint i = 0; i < self->n; i++)
-      gst_object_sync_values(GST_OBJECT(self->children[i]), stream_time);
+  /* The children's controllers, at the buffer's stream time, as they would sync themselves. Only
+   * children with control bindings (the unlocked check gst_object_sync_values() itself makes
+   * first), so a chain without automation pays no stream-time conversion and no calls. */
+  stream_time = GST_CLOCK_TIME_NONE;
+  for (guint i = 0; i < self->n; i++) {
+    GstObject *child = (GstObject *) self->children[i];
+
+    if (!child->control_bindings)
+      continue;
+    if (!GST_CLOCK_TIME_IS_VALID(stream_time)) {
+      stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME,
+                                               GST_BUFFER_TIMESTAMP(buffer));
+      if (!GST_CLOCK_TIME_IS_VALID(stream_time))
+        break;
+    }
+    gst_object_sync_values(child, stream_time);
   }
 
-  if (snapshot_children(self, &new_clip)) {
+  if (snapshot_children(self, &new_clip, FALSE)) {
     GST_LOG_OBJECT(self, "a child's parameters changed: redesigning the fused cascade");
     gst_fx_iir_parameters_changed(GST_FX_IIR(self));
   }

@@ -48,6 +48,7 @@ struct _GstFxGain {
   /* Settings (object lock). */
   double gain_db;
   gboolean clip;
+  gint serial; /* atomic: bumped by every change of gain or clip (lock-free check per buffer) */
 
   /* Stream state (streaming thread). */
   double current; /* the linear gain the last buffer ended with */
@@ -62,6 +63,11 @@ GST_ELEMENT_REGISTER_DEFINE(fxgain, "fxgain", GST_RANK_NONE, GST_TYPE_FX_GAIN);
   "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
       F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
            "MAX ]"
+
+guint gst_fx_gain_get_serial(GstFxGain *self)
+{
+  return (guint) g_atomic_int_get(&self->serial);
+}
 
 static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
                                      GParamSpec *pspec);
@@ -141,9 +147,11 @@ static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValu
   switch (prop_id) {
   case PROP_GAIN:
     self->gain_db = g_value_get_double(value);
+    g_atomic_int_inc(&self->serial);
     break;
   case PROP_CLIP:
     self->clip = g_value_get_boolean(value);
+    g_atomic_int_inc(&self->serial);
     break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);

@@ -58,7 +58,11 @@ typedef struct {
   gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
   gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
   gboolean cuda_warned;
-  guint serial; /* bumped by every DSP parameter change */
+  gint serial; /* atomic (written under the object lock): bumped by every DSP parameter change */
+  /* Atomic: set (under the object lock) whenever transform_ip has something to pick up under the
+   * object lock (pending coefficients, a precision change, a CUDA warning to post), cleared by
+   * transform_ip under the object lock. Lets a buffer skip the object lock in steady state. */
+  gint dirty;
   gint64 last_warning_time;
 
   /* Stream state, guarded by engine_lock. */
@@ -78,7 +82,8 @@ typedef struct {
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER)
 
-#define PRIV(self) ((GstFxIirPrivate *) gst_fx_iir_get_instance_private(GST_FX_IIR(self)))
+/* Unchecked cast: callers are this class's own vfuncs and functions that checked the type. */
+#define PRIV(self) ((GstFxIirPrivate *) gst_fx_iir_get_instance_private((GstFxIir *) (self)))
 
 GType gst_fx_device_get_type(void)
 {
@@ -388,9 +393,9 @@ guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
   guint serial;
 
   g_return_val_if_fail(GST_IS_FX_IIR(self), 0);
-  GST_OBJECT_LOCK(self);
-  serial = PRIV(self)->serial;
-  GST_OBJECT_UNLOCK(self);
+  /* Lock-free (fxchain reads it per buffer and child): a change racing this read is seen by the
+   * next buffer, as it would be with the lock. */
+  serial = (guint) g_atomic_int_get(&PRIV(self)->serial);
   return serial;
 }
 
@@ -411,7 +416,7 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
   gchar *err = NULL, *warn = NULL;
 
   GST_OBJECT_LOCK(self);
-  priv->serial++;
+  g_atomic_int_inc(&priv->serial);
   if (priv->rate > 0) {
     int n = 0;
     double gain;
@@ -422,6 +427,7 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
       priv->n_pending = n;
       priv->pending_gain = gain;
       priv->have_pending = TRUE;
+      g_atomic_int_set(&priv->dirty, 1);
       g_clear_pointer(&priv->last_warning, g_free);
     } else {
       /* Rate limit, so automation through an invalid range does not flood the bus: after an
@@ -467,6 +473,7 @@ static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue
         priv->cuda_warned = FALSE;
       if (prop_id == PROP_PRECISION)
         priv->reconfigure = TRUE;
+      g_atomic_int_set(&priv->dirty, 1);
     }
     GST_OBJECT_UNLOCK(self);
     break;
@@ -637,6 +644,7 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans)
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
   priv->cuda_warned = FALSE;
+  g_atomic_int_set(&priv->dirty, 1);
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
   return TRUE;
@@ -679,6 +687,11 @@ static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buff
 {
   GstClockTime timestamp, stream_time;
 
+  /* Nothing to sync (the unlocked check gst_object_sync_values() makes first): skip the
+   * stream-time conversion too. */
+  if (!GST_OBJECT_CAST(trans)->control_bindings)
+    return;
+
   timestamp = GST_BUFFER_TIMESTAMP(buffer);
   stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
 
@@ -704,7 +717,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   size_t frames;
   GstClockTime ts = GST_BUFFER_PTS(buf);
 
-  bpf = GST_AUDIO_INFO_BPF(&GST_AUDIO_FILTER(self)->info);
+  bpf = GST_AUDIO_INFO_BPF(&((GstAudioFilter *) self)->info);
   if (bpf == 0) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
@@ -724,22 +737,28 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  GST_OBJECT_LOCK(self);
-  if (priv->have_pending) {
-    pending = priv->pending;
-    n_pending = priv->n_pending;
-    pending_gain = priv->pending_gain;
-    priv->pending = NULL;
-    priv->have_pending = FALSE;
+  /* Steady state: nothing to pick up, no object lock (see `dirty`). */
+  reconfigure = FALSE;
+  precision = GST_FX_PRECISION_AUTO;
+  if (g_atomic_int_get(&priv->dirty)) {
+    GST_OBJECT_LOCK(self);
+    g_atomic_int_set(&priv->dirty, 0);
+    if (priv->have_pending) {
+      pending = priv->pending;
+      n_pending = priv->n_pending;
+      pending_gain = priv->pending_gain;
+      priv->pending = NULL;
+      priv->have_pending = FALSE;
+    }
+    reconfigure = priv->reconfigure;
+    priv->reconfigure = FALSE;
+    precision = priv->common.precision;
+    if (priv->common.device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
+      priv->cuda_warned = TRUE;
+      warn_cuda = TRUE;
+    }
+    GST_OBJECT_UNLOCK(self);
   }
-  reconfigure = priv->reconfigure;
-  priv->reconfigure = FALSE;
-  precision = priv->common.precision;
-  if (priv->common.device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
-    priv->cuda_warned = TRUE;
-    warn_cuda = TRUE;
-  }
-  GST_OBJECT_UNLOCK(self);
 
   if (reconfigure) {
     GST_INFO_OBJECT(self, "precision changed: reconfiguring (history reset)");

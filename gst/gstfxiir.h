@@ -93,7 +93,8 @@ gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, in
 void gst_fx_iir_parameters_changed(GstFxIir *self);
 
 /* A counter that changes whenever a DSP parameter changes (valid or not), so that a container
- * (fxchain) can tell cheaply, per buffer, whether to call gst_fx_iir_get_sections() again. */
+ * (fxchain) can tell cheaply, per buffer, whether to call gst_fx_iir_get_sections() again. One
+ * atomic load, no lock. */
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self);
 
 /* The negotiated sample rate, or 0 when none. */
