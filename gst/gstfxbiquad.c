@@ -23,6 +23,7 @@
 #endif
 
 #include "gstfxbiquad.h"
+#include "gstfxprops.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_biquad_debug);
 #define GST_CAT_DEFAULT gst_fx_biquad_debug
@@ -73,19 +74,33 @@ GType gst_fx_biquad_type_get_type(void)
       {GST_FX_BIQUAD_TYPE_HIGH_SHELF, "High shelf (uses gain)", "high-shelf"},
       {0, NULL, NULL},
   };
-  if (g_once_init_enter(&type)) {
-    GType t = g_enum_register_static("GstFxBiquadType", values);
-    g_once_init_leave(&type, t);
-  }
-  return type;
+  return gst_fx_enum_register_once(&type, "GstFxBiquadType", values);
 }
 
-static void gst_fx_biquad_set_property(GObject *object, guint prop_id, const GValue *value,
-                                       GParamSpec *pspec);
-static void gst_fx_biquad_get_property(GObject *object, guint prop_id, GValue *value,
-                                       GParamSpec *pspec);
 static gboolean gst_fx_biquad_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
                                      int *n_sections, gchar **error);
+
+static const GstFxPropField biquad_fields[] = {
+    {PROP_TYPE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxBiquad, type)},
+    {PROP_FREQUENCY, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxBiquad, frequency)},
+    {PROP_Q, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxBiquad, q)},
+    {PROP_GAIN, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxBiquad, gain)},
+};
+
+static void gst_fx_biquad_set_property(GObject *object, guint prop_id, const GValue *value,
+                                       GParamSpec *pspec)
+{
+  if (gst_fx_props_set(object, object, biquad_fields, G_N_ELEMENTS(biquad_fields), prop_id, value,
+                       pspec))
+    gst_fx_iir_parameters_changed(GST_FX_IIR(object));
+}
+
+static void gst_fx_biquad_get_property(GObject *object, guint prop_id, GValue *value,
+                                       GParamSpec *pspec)
+{
+  gst_fx_props_get(object, object, biquad_fields, G_N_ELEMENTS(biquad_fields), prop_id, value,
+                   pspec);
+}
 
 static void gst_fx_biquad_class_init(GstFxBiquadClass *klass)
 {
@@ -141,60 +156,6 @@ static void gst_fx_biquad_init(GstFxBiquad *self)
   self->gain = DEFAULT_GAIN;
 }
 
-static void gst_fx_biquad_set_property(GObject *object, guint prop_id, const GValue *value,
-                                       GParamSpec *pspec)
-{
-  GstFxBiquad *self = GST_FX_BIQUAD(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_TYPE:
-    self->type = g_value_get_enum(value);
-    break;
-  case PROP_FREQUENCY:
-    self->frequency = g_value_get_double(value);
-    break;
-  case PROP_Q:
-    self->q = g_value_get_double(value);
-    break;
-  case PROP_GAIN:
-    self->gain = g_value_get_double(value);
-    break;
-  default:
-    GST_OBJECT_UNLOCK(self);
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    return;
-  }
-  GST_OBJECT_UNLOCK(self);
-  gst_fx_iir_parameters_changed(GST_FX_IIR(self));
-}
-
-static void gst_fx_biquad_get_property(GObject *object, guint prop_id, GValue *value,
-                                       GParamSpec *pspec)
-{
-  GstFxBiquad *self = GST_FX_BIQUAD(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_TYPE:
-    g_value_set_enum(value, self->type);
-    break;
-  case PROP_FREQUENCY:
-    g_value_set_double(value, self->frequency);
-    break;
-  case PROP_Q:
-    g_value_set_double(value, self->q);
-    break;
-  case PROP_GAIN:
-    g_value_set_double(value, self->gain);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
-  GST_OBJECT_UNLOCK(self);
-}
-
 /* Called with the object lock held. */
 static gboolean gst_fx_biquad_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
                                      int *n_sections, gchar **error)
@@ -221,11 +182,8 @@ static gboolean gst_fx_biquad_design(GstFxIir *iir, double rate, fx_sos_t *sos, 
   case FX_ERR_GAIN:
     *error = g_strdup_printf("gain=%g dB is out of range: must be finite", self->gain);
     break;
-  case FX_ERR_RATE:
-    *error = g_strdup_printf("rate %g Hz is invalid", rate);
-    break;
   default:
-    *error = g_strdup_printf("the biquad cannot be designed: %s", fx_status_string(st));
+    *error = gst_fx_iir_describe_design_error(st, rate, "biquad");
     break;
   }
   return FALSE;

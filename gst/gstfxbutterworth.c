@@ -41,17 +41,13 @@ GST_ELEMENT_REGISTER_DEFINE(fxbutterworth, "fxbutterworth", GST_RANK_NONE, GST_T
 
 static void gst_fx_butterworth_class_init(GstFxButterworthClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-
   GST_DEBUG_CATEGORY_INIT(gst_fx_butterworth_debug, "fxbutterworth", 0, "Butterworth IIR filter");
 
-  gst_fx_iir_design_class_setup(GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_BUTTERWORTH, FX_MAX_ORDER,
-                                0.5, 40.0);
-  gst_element_class_set_static_metadata(
-      element_class, "Butterworth IIR filter", "Filter/Effect/Audio",
+  gst_fx_iir_design_class_setup(
+      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_BUTTERWORTH, FX_MAX_ORDER, 0.5, 40.0,
+      "Butterworth IIR filter",
       "Butterworth low-pass, high-pass, band-pass or band-reject filter (maximally flat), order 1 "
-      "to 64, as a second-order-sections cascade",
-      "gst-fx developers");
+      "to 64, as a second-order-sections cascade");
 }
 
 static void gst_fx_butterworth_init(GstFxButterworth *self)

@@ -1140,24 +1140,14 @@ static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GVal
                                       GParamSpec *pspec)
 {
   GstFxChain *self = GST_FX_CHAIN(object);
+  GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, PROP_DEVICE);
 
-  switch (prop_id) {
-  case PROP_CHAIN:
-    change_structure(self, TRUE, value);
-    break;
-  case PROP_FUSE:
-    change_structure(self, FALSE, value);
-    break;
-  case PROP_DEVICE:
-  case PROP_PRECISION:
-  case PROP_SCAN_THRESHOLD:
-  case PROP_CUDA_GRAPHS:
-    set_common(self, prop_id - PROP_DEVICE, value);
-    break;
-  default:
+  if (which != GST_FX_COMMON_PROP_COUNT)
+    set_common(self, which, value);
+  else if (prop_id == PROP_CHAIN || prop_id == PROP_FUSE)
+    change_structure(self, prop_id == PROP_CHAIN, value);
+  else
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
 }
 
 static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *value,
@@ -1165,6 +1155,9 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
 {
   GstFxChain *self = GST_FX_CHAIN(object);
 
+  if (gst_fx_common_settings_get_locked(GST_OBJECT(self), &self->common, prop_id, PROP_DEVICE,
+                                        value))
+    return;
   switch (prop_id) {
   case PROP_CHAIN:
     GST_OBJECT_LOCK(self);
@@ -1174,14 +1167,6 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
   case PROP_FUSE:
     GST_OBJECT_LOCK(self);
     g_value_set_boolean(value, self->fuse);
-    GST_OBJECT_UNLOCK(self);
-    break;
-  case PROP_DEVICE:
-  case PROP_PRECISION:
-  case PROP_SCAN_THRESHOLD:
-  case PROP_CUDA_GRAPHS:
-    GST_OBJECT_LOCK(self);
-    gst_fx_common_settings_get(&self->common, prop_id - PROP_DEVICE, value);
     GST_OBJECT_UNLOCK(self);
     break;
   case PROP_PLAN:

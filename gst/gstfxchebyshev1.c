@@ -40,18 +40,14 @@ GST_ELEMENT_REGISTER_DEFINE(fxchebyshev1, "fxchebyshev1", GST_RANK_NONE, GST_TYP
 
 static void gst_fx_chebyshev1_class_init(GstFxChebyshev1Class *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-
   GST_DEBUG_CATEGORY_INIT(gst_fx_chebyshev1_debug, "fxchebyshev1", 0,
                           "Chebyshev type I IIR filter");
 
-  gst_fx_iir_design_class_setup(GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV1, FX_MAX_ORDER,
-                                0.5, 40.0);
-  gst_element_class_set_static_metadata(
-      element_class, "Chebyshev type I IIR filter", "Filter/Effect/Audio",
+  gst_fx_iir_design_class_setup(
+      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV1, FX_MAX_ORDER, 0.5, 40.0,
+      "Chebyshev type I IIR filter",
       "Chebyshev type I filter (equiripple passband of ripple dB), low-pass, high-pass, band-pass "
-      "or band-reject, order 1 to 64, as a second-order-sections cascade",
-      "gst-fx developers");
+      "or band-reject, order 1 to 64, as a second-order-sections cascade");
 }
 
 static void gst_fx_chebyshev1_init(GstFxChebyshev1 *self)

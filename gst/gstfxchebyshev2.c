@@ -40,18 +40,14 @@ GST_ELEMENT_REGISTER_DEFINE(fxchebyshev2, "fxchebyshev2", GST_RANK_NONE, GST_TYP
 
 static void gst_fx_chebyshev2_class_init(GstFxChebyshev2Class *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-
   GST_DEBUG_CATEGORY_INIT(gst_fx_chebyshev2_debug, "fxchebyshev2", 0,
                           "Chebyshev type II IIR filter");
 
-  gst_fx_iir_design_class_setup(GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV2, FX_MAX_ORDER,
-                                0.5, 40.0);
-  gst_element_class_set_static_metadata(
-      element_class, "Chebyshev type II IIR filter", "Filter/Effect/Audio",
+  gst_fx_iir_design_class_setup(
+      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV2, FX_MAX_ORDER, 0.5, 40.0,
+      "Chebyshev type II IIR filter",
       "Chebyshev type II filter (equiripple stopband attenuation dB down; cutoff is the stopband "
-      "edge), low-pass, high-pass, band-pass or band-reject, order 1 to 64",
-      "gst-fx developers");
+      "edge), low-pass, high-pass, band-pass or band-reject, order 1 to 64");
 }
 
 static void gst_fx_chebyshev2_init(GstFxChebyshev2 *self)

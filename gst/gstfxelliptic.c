@@ -41,17 +41,13 @@ GST_ELEMENT_REGISTER_DEFINE(fxelliptic, "fxelliptic", GST_RANK_NONE, GST_TYPE_FX
 
 static void gst_fx_elliptic_class_init(GstFxEllipticClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-
   GST_DEBUG_CATEGORY_INIT(gst_fx_elliptic_debug, "fxelliptic", 0, "Elliptic (Cauer) IIR filter");
 
-  gst_fx_iir_design_class_setup(GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_ELLIPTIC,
-                                FX_ELLIPTIC_MAX_ORDER, 0.5, 60.0);
-  gst_element_class_set_static_metadata(
-      element_class, "Elliptic (Cauer) IIR filter", "Filter/Effect/Audio",
+  gst_fx_iir_design_class_setup(
+      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_ELLIPTIC, FX_ELLIPTIC_MAX_ORDER, 0.5, 60.0,
+      "Elliptic (Cauer) IIR filter",
       "Elliptic (Cauer) filter with ripple dB passband ripple and attenuation dB stopband "
-      "attenuation, low-pass, high-pass, band-pass or band-reject, order 1 to 24",
-      "gst-fx developers");
+      "attenuation, low-pass, high-pass, band-pass or band-reject, order 1 to 24");
 }
 
 static void gst_fx_elliptic_init(GstFxElliptic *self)

@@ -22,6 +22,7 @@
 #endif
 
 #include "gstfxgain.h"
+#include "gstfxprops.h"
 
 #include "gain.h"
 
@@ -69,14 +70,30 @@ guint gst_fx_gain_get_serial(GstFxGain *self)
   return (guint) g_atomic_int_get(&self->serial);
 }
 
-static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
-                                     GParamSpec *pspec);
-static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
-                                     GParamSpec *pspec);
 static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static gboolean gst_fx_gain_start(GstBaseTransform *trans);
 static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
+
+static const GstFxPropField gain_fields[] = {
+    {PROP_GAIN, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxGain, gain_db)},
+    {PROP_CLIP, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxGain, clip)},
+};
+
+static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
+                                     GParamSpec *pspec)
+{
+  GstFxGain *self = GST_FX_GAIN(object);
+
+  if (gst_fx_props_set(object, self, gain_fields, G_N_ELEMENTS(gain_fields), prop_id, value, pspec))
+    g_atomic_int_inc(&self->serial);
+}
+
+static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
+                                     GParamSpec *pspec)
+{
+  gst_fx_props_get(object, object, gain_fields, G_N_ELEMENTS(gain_fields), prop_id, value, pspec);
+}
 
 static void gst_fx_gain_class_init(GstFxGainClass *klass)
 {
@@ -135,48 +152,6 @@ void gst_fx_gain_get_linear(GstFxGain *self, double *linear_gain, gboolean *clip
     *linear_gain = fx_gain_db_to_linear(self->gain_db);
   if (clip)
     *clip = self->clip;
-  GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
-                                     GParamSpec *pspec)
-{
-  GstFxGain *self = GST_FX_GAIN(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_GAIN:
-    self->gain_db = g_value_get_double(value);
-    g_atomic_int_inc(&self->serial);
-    break;
-  case PROP_CLIP:
-    self->clip = g_value_get_boolean(value);
-    g_atomic_int_inc(&self->serial);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
-  GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
-                                     GParamSpec *pspec)
-{
-  GstFxGain *self = GST_FX_GAIN(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_GAIN:
-    g_value_set_double(value, self->gain_db);
-    break;
-  case PROP_CLIP:
-    g_value_set_boolean(value, self->clip);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
   GST_OBJECT_UNLOCK(self);
 }
 

@@ -17,6 +17,7 @@
 #endif
 
 #include "gstfxiir.h"
+#include "gstfxprops.h"
 
 #include <math.h>
 
@@ -36,15 +37,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
 
 enum {
   PROP_0,
-  PROP_DEVICE,
-  PROP_PRECISION,
-  PROP_DISPATCHES,
-  PROP_BACKEND,
-  PROP_SCAN_THRESHOLD,
-  PROP_CUDA_GRAPHS,
-  PROP_LAUNCHES,
+  PROP_COMMON, /* the common properties: PROP_COMMON + GstFxCommonProp */
 };
-G_STATIC_ASSERT(PROP_LAUNCHES == PROP_DEVICE + GST_FX_COMMON_PROP_LAUNCHES);
 
 typedef struct {
   /* Settings, guarded by the object lock. */
@@ -94,11 +88,7 @@ GType gst_fx_device_get_type(void)
       {GST_FX_DEVICE_CUDA, "NVIDIA GPU through CUDA", "cuda"},
       {0, NULL, NULL},
   };
-  if (g_once_init_enter(&type)) {
-    GType t = g_enum_register_static("GstFxDevice", values);
-    g_once_init_leave(&type, t);
-  }
-  return type;
+  return gst_fx_enum_register_once(&type, "GstFxDevice", values);
 }
 
 GType gst_fx_precision_get_type(void)
@@ -111,11 +101,7 @@ GType gst_fx_precision_get_type(void)
       {GST_FX_PRECISION_DOUBLE, "Double precision", "double"},
       {0, NULL, NULL},
   };
-  if (g_once_init_enter(&type)) {
-    GType t = g_enum_register_static("GstFxPrecision", values);
-    g_once_init_leave(&type, t);
-  }
-  return type;
+  return gst_fx_enum_register_once(&type, "GstFxPrecision", values);
 }
 
 static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue *value,
@@ -187,6 +173,34 @@ gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCo
   }
 }
 
+GstFxCommonProp gst_fx_common_prop_writable(guint prop_id, guint first_prop_id)
+{
+  if (prop_id < first_prop_id)
+    return GST_FX_COMMON_PROP_COUNT;
+  switch (prop_id - first_prop_id) {
+  case GST_FX_COMMON_PROP_DEVICE:
+  case GST_FX_COMMON_PROP_PRECISION:
+  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
+  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
+    return (GstFxCommonProp) (prop_id - first_prop_id);
+  default:
+    return GST_FX_COMMON_PROP_COUNT;
+  }
+}
+
+gboolean gst_fx_common_settings_get_locked(GstObject *owner, const GstFxCommonSettings *settings,
+                                           guint prop_id, guint first_prop_id, GValue *value)
+{
+  GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, first_prop_id);
+
+  if (which == GST_FX_COMMON_PROP_COUNT)
+    return FALSE;
+  GST_OBJECT_LOCK(owner);
+  gst_fx_common_settings_get(settings, which, value);
+  GST_OBJECT_UNLOCK(owner);
+  return TRUE;
+}
+
 void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
 {
   g_object_class_install_property(
@@ -247,7 +261,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   gobject_class->get_property = gst_fx_iir_get_property;
   gobject_class->finalize = gst_fx_iir_finalize;
 
-  gst_fx_install_common_properties(gobject_class, PROP_DEVICE);
+  gst_fx_install_common_properties(gobject_class, PROP_COMMON);
 
   caps = gst_caps_from_string(FX_IIR_CAPS);
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
@@ -317,6 +331,13 @@ gchar *gst_fx_iir_describe_frequency(const char *property, double value, double 
 gchar *gst_fx_iir_describe_status(fx_status_t status)
 {
   return g_strdup(fx_status_string(status));
+}
+
+gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const char *what)
+{
+  if (status == FX_ERR_RATE)
+    return g_strdup_printf("rate %g Hz is invalid", rate);
+  return g_strdup_printf("the %s cannot be designed: %s", what, fx_status_string(status));
 }
 
 /* Designs with the object lock held. Returns a g_malloc'ed array (*gain: the output gain) or NULL
@@ -459,56 +480,44 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
 static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue *value,
                                     GParamSpec *pspec)
 {
-  GstFxIir *self = GST_FX_IIR(object);
-  GstFxIirPrivate *priv = PRIV(self);
+  GstFxIirPrivate *priv = PRIV(object);
+  GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, PROP_COMMON);
 
-  switch (prop_id) {
-  case PROP_DEVICE:
-  case PROP_PRECISION:
-  case PROP_SCAN_THRESHOLD:
-  case PROP_CUDA_GRAPHS:
-    GST_OBJECT_LOCK(self);
-    if (gst_fx_common_settings_set(&priv->common, prop_id - PROP_DEVICE, value)) {
-      if (prop_id == PROP_DEVICE)
-        priv->cuda_warned = FALSE;
-      if (prop_id == PROP_PRECISION)
-        priv->reconfigure = TRUE;
-      g_atomic_int_set(&priv->dirty, 1);
-    }
-    GST_OBJECT_UNLOCK(self);
-    break;
-  default:
+  if (which == GST_FX_COMMON_PROP_COUNT) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
+    return;
   }
+  GST_OBJECT_LOCK(object);
+  if (gst_fx_common_settings_set(&priv->common, which, value)) {
+    if (which == GST_FX_COMMON_PROP_DEVICE)
+      priv->cuda_warned = FALSE;
+    if (which == GST_FX_COMMON_PROP_PRECISION)
+      priv->reconfigure = TRUE;
+    g_atomic_int_set(&priv->dirty, 1);
+  }
+  GST_OBJECT_UNLOCK(object);
 }
 
 static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *value,
                                     GParamSpec *pspec)
 {
-  GstFxIir *self = GST_FX_IIR(object);
-  GstFxIirPrivate *priv = PRIV(self);
+  GstFxIirPrivate *priv = PRIV(object);
 
+  if (gst_fx_common_settings_get_locked(GST_OBJECT(object), &priv->common, prop_id, PROP_COMMON,
+                                        value))
+    return;
   switch (prop_id) {
-  case PROP_DEVICE:
-  case PROP_PRECISION:
-  case PROP_SCAN_THRESHOLD:
-  case PROP_CUDA_GRAPHS:
-    GST_OBJECT_LOCK(self);
-    gst_fx_common_settings_get(&priv->common, prop_id - PROP_DEVICE, value);
-    GST_OBJECT_UNLOCK(self);
-    break;
-  case PROP_DISPATCHES:
+  case PROP_COMMON + GST_FX_COMMON_PROP_DISPATCHES:
     g_mutex_lock(&priv->engine_lock);
     g_value_set_uint64(value, fx_cascade_dispatches(priv->cascade));
     g_mutex_unlock(&priv->engine_lock);
     break;
-  case PROP_BACKEND:
+  case PROP_COMMON + GST_FX_COMMON_PROP_BACKEND:
     g_mutex_lock(&priv->engine_lock);
     g_value_set_string(value, priv->configured ? fx_cascade_backend(priv->cascade) : "none");
     g_mutex_unlock(&priv->engine_lock);
     break;
-  case PROP_LAUNCHES:
+  case PROP_COMMON + GST_FX_COMMON_PROP_LAUNCHES:
     /* No CUDA backend yet. */
     g_value_set_uint64(value, 0);
     break;
@@ -518,8 +527,6 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
   }
 }
 
-/* engine_lock held. Installs designed sections into the engine (the subclass may do it its way:
- * fxchain's fused stage installs its children as separate stages). */
 static fx_status_t install_locked(GstFxIir *self, const fx_sos_t *sos, int n, double gain)
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);

@@ -131,6 +131,14 @@ gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonPr
 gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCommonProp which,
                                     GValue *value);
 
+/* For an owner whose common properties start at @first_prop_id: the writable common property that
+ * @prop_id names, or GST_FX_COMMON_PROP_COUNT when it names none. */
+GstFxCommonProp gst_fx_common_prop_writable(guint prop_id, guint first_prop_id);
+/* Reads the writable common property that @prop_id names (as above) into @value under @owner's
+ * object lock and returns TRUE; FALSE, reading nothing, when it names none. */
+gboolean gst_fx_common_settings_get_locked(GstObject *owner, const GstFxCommonSettings *settings,
+                                           guint prop_id, guint first_prop_id, GValue *value);
+
 /* Installs `device`, `precision`, `dispatches`, `backend`, `scan-threshold`, `cuda-graphs` and
  * `launches` with ids @first_prop_id + GstFxCommonProp. */
 void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
@@ -138,6 +146,9 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
 /* Helpers for subclasses' error messages (newly allocated). */
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate);
 gchar *gst_fx_iir_describe_status(fx_status_t status);
+/* The message for a design status no property explains: "rate R Hz is invalid" for FX_ERR_RATE,
+ * otherwise "the @what cannot be designed: STATUS". */
+gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const char *what);
 
 G_END_DECLS
 

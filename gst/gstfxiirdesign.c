@@ -5,6 +5,7 @@
 #endif
 
 #include "gstfxiirdesign.h"
+#include "gstfxprops.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_design_debug);
 #define GST_CAT_DEFAULT gst_fx_iir_design_debug
@@ -59,19 +60,36 @@ GType gst_fx_filter_mode_get_type(void)
        "band-reject"},
       {0, NULL, NULL},
   };
-  if (g_once_init_enter(&type)) {
-    GType t = g_enum_register_static("GstFxFilterMode", values);
-    g_once_init_leave(&type, t);
-  }
-  return type;
+  return gst_fx_enum_register_once(&type, "GstFxFilterMode", values);
 }
 
-static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
-                                           GParamSpec *pspec);
-static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
-                                           GParamSpec *pspec);
 static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
                                          int *n_sections, gchar **error);
+
+static const GstFxPropField iir_design_fields[] = {
+    {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxIirDesignPrivate, mode)},
+    {PROP_CUTOFF, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, cutoff)},
+    {PROP_LOWER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, lower)},
+    {PROP_UPPER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, upper)},
+    {PROP_ORDER, G_TYPE_INT, G_STRUCT_OFFSET(GstFxIirDesignPrivate, order)},
+    {PROP_RIPPLE, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, ripple)},
+    {PROP_ATTENUATION, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, attenuation)},
+};
+
+static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
+                                           GParamSpec *pspec)
+{
+  if (gst_fx_props_set(object, PRIV(object), iir_design_fields, G_N_ELEMENTS(iir_design_fields),
+                       prop_id, value, pspec))
+    gst_fx_iir_parameters_changed(GST_FX_IIR(object));
+}
+
+static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
+                                           GParamSpec *pspec)
+{
+  gst_fx_props_get(object, PRIV(object), iir_design_fields, G_N_ELEMENTS(iir_design_fields),
+                   prop_id, value, pspec);
+}
 
 static void gst_fx_iir_design_class_init(GstFxIirDesignClass *klass)
 {
@@ -114,7 +132,8 @@ void gst_fx_iir_design_set_defaults(GstFxIirDesign *self, double ripple, double 
 }
 
 void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t family, int max_order,
-                                   double default_ripple, double default_attenuation)
+                                   double default_ripple, double default_attenuation,
+                                   const gchar *longname, const gchar *description)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   gchar *blurb;
@@ -174,78 +193,8 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
                                          : "Stopband attenuation in dB (0.1..200)",
             MIN_ATTENUATION, MAX_ATTENUATION, default_attenuation, DSP_PARAM_FLAGS));
   }
-}
-
-static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
-                                           GParamSpec *pspec)
-{
-  GstFxIirDesignPrivate *priv = PRIV(object);
-
-  GST_OBJECT_LOCK(object);
-  switch (prop_id) {
-  case PROP_MODE:
-    priv->mode = g_value_get_enum(value);
-    break;
-  case PROP_CUTOFF:
-    priv->cutoff = g_value_get_double(value);
-    break;
-  case PROP_LOWER:
-    priv->lower = g_value_get_double(value);
-    break;
-  case PROP_UPPER:
-    priv->upper = g_value_get_double(value);
-    break;
-  case PROP_ORDER:
-    priv->order = g_value_get_int(value);
-    break;
-  case PROP_RIPPLE:
-    priv->ripple = g_value_get_double(value);
-    break;
-  case PROP_ATTENUATION:
-    priv->attenuation = g_value_get_double(value);
-    break;
-  default:
-    GST_OBJECT_UNLOCK(object);
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    return;
-  }
-  GST_OBJECT_UNLOCK(object);
-  gst_fx_iir_parameters_changed(GST_FX_IIR(object));
-}
-
-static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
-                                           GParamSpec *pspec)
-{
-  GstFxIirDesignPrivate *priv = PRIV(object);
-
-  GST_OBJECT_LOCK(object);
-  switch (prop_id) {
-  case PROP_MODE:
-    g_value_set_enum(value, priv->mode);
-    break;
-  case PROP_CUTOFF:
-    g_value_set_double(value, priv->cutoff);
-    break;
-  case PROP_LOWER:
-    g_value_set_double(value, priv->lower);
-    break;
-  case PROP_UPPER:
-    g_value_set_double(value, priv->upper);
-    break;
-  case PROP_ORDER:
-    g_value_set_int(value, priv->order);
-    break;
-  case PROP_RIPPLE:
-    g_value_set_double(value, priv->ripple);
-    break;
-  case PROP_ATTENUATION:
-    g_value_set_double(value, priv->attenuation);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
-  GST_OBJECT_UNLOCK(object);
+  gst_element_class_set_static_metadata(GST_ELEMENT_CLASS(klass), longname, "Filter/Effect/Audio",
+                                        description, "gst-fx developers");
 }
 
 /* Called with the object lock held. */
@@ -311,11 +260,8 @@ static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *s
       *error =
           g_strdup_printf("attenuation=%g dB is out of range: must be > 0 dB", priv->attenuation);
     break;
-  case FX_ERR_RATE:
-    *error = g_strdup_printf("rate %g Hz is invalid", rate);
-    break;
   default:
-    *error = g_strdup_printf("the filter cannot be designed: %s", fx_status_string(st));
+    *error = gst_fx_iir_describe_design_error(st, rate, "filter");
     break;
   }
   return FALSE;

@@ -40,9 +40,11 @@ struct _GstFxIirDesignClass {
 
 /* Sets the family and installs `mode`, `cutoff`, `lower-frequency`, `upper-frequency` and `order`
  * (1..max_order) on the subclass, plus `ripple` (Chebyshev I, elliptic) and `attenuation`
- * (Chebyshev II, elliptic) with the given defaults. */
+ * (Chebyshev II, elliptic) with the given defaults; then sets the element's metadata (@longname,
+ * class "Filter/Effect/Audio", @description). */
 void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t family, int max_order,
-                                   double default_ripple, double default_attenuation);
+                                   double default_ripple, double default_attenuation,
+                                   const gchar *longname, const gchar *description);
 
 /* Sets the defaults of ripple/attenuation for a subclass instance (from its instance_init). */
 void gst_fx_iir_design_set_defaults(GstFxIirDesign *self, double ripple, double attenuation);

@@ -23,6 +23,7 @@
 #endif
 
 #include "gstfxlinkwitzriley.h"
+#include "gstfxprops.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_linkwitz_riley_debug);
 #define GST_CAT_DEFAULT gst_fx_linkwitz_riley_debug
@@ -61,19 +62,32 @@ GType gst_fx_crossover_mode_get_type(void)
       {GST_FX_CROSSOVER_MODE_HIGH_PASS, "High band (high-pass)", "high-pass"},
       {0, NULL, NULL},
   };
-  if (g_once_init_enter(&type)) {
-    GType t = g_enum_register_static("GstFxCrossoverMode", values);
-    g_once_init_leave(&type, t);
-  }
-  return type;
+  return gst_fx_enum_register_once(&type, "GstFxCrossoverMode", values);
 }
 
-static void gst_fx_linkwitz_riley_set_property(GObject *object, guint prop_id, const GValue *value,
-                                               GParamSpec *pspec);
-static void gst_fx_linkwitz_riley_get_property(GObject *object, guint prop_id, GValue *value,
-                                               GParamSpec *pspec);
 static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_t *sos,
                                              int capacity, int *n_sections, gchar **error);
+
+static const GstFxPropField linkwitz_riley_fields[] = {
+    {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxLinkwitzRiley, mode)},
+    {PROP_CUTOFF, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxLinkwitzRiley, cutoff)},
+    {PROP_ORDER, G_TYPE_INT, G_STRUCT_OFFSET(GstFxLinkwitzRiley, order)},
+};
+
+static void gst_fx_linkwitz_riley_set_property(GObject *object, guint prop_id, const GValue *value,
+                                               GParamSpec *pspec)
+{
+  if (gst_fx_props_set(object, object, linkwitz_riley_fields, G_N_ELEMENTS(linkwitz_riley_fields),
+                       prop_id, value, pspec))
+    gst_fx_iir_parameters_changed(GST_FX_IIR(object));
+}
+
+static void gst_fx_linkwitz_riley_get_property(GObject *object, guint prop_id, GValue *value,
+                                               GParamSpec *pspec)
+{
+  gst_fx_props_get(object, object, linkwitz_riley_fields, G_N_ELEMENTS(linkwitz_riley_fields),
+                   prop_id, value, pspec);
+}
 
 static void gst_fx_linkwitz_riley_class_init(GstFxLinkwitzRileyClass *klass)
 {
@@ -121,54 +135,6 @@ static void gst_fx_linkwitz_riley_init(GstFxLinkwitzRiley *self)
   self->order = DEFAULT_ORDER;
 }
 
-static void gst_fx_linkwitz_riley_set_property(GObject *object, guint prop_id, const GValue *value,
-                                               GParamSpec *pspec)
-{
-  GstFxLinkwitzRiley *self = GST_FX_LINKWITZ_RILEY(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_MODE:
-    self->mode = g_value_get_enum(value);
-    break;
-  case PROP_CUTOFF:
-    self->cutoff = g_value_get_double(value);
-    break;
-  case PROP_ORDER:
-    self->order = g_value_get_int(value);
-    break;
-  default:
-    GST_OBJECT_UNLOCK(self);
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    return;
-  }
-  GST_OBJECT_UNLOCK(self);
-  gst_fx_iir_parameters_changed(GST_FX_IIR(self));
-}
-
-static void gst_fx_linkwitz_riley_get_property(GObject *object, guint prop_id, GValue *value,
-                                               GParamSpec *pspec)
-{
-  GstFxLinkwitzRiley *self = GST_FX_LINKWITZ_RILEY(object);
-
-  GST_OBJECT_LOCK(self);
-  switch (prop_id) {
-  case PROP_MODE:
-    g_value_set_enum(value, self->mode);
-    break;
-  case PROP_CUTOFF:
-    g_value_set_double(value, self->cutoff);
-    break;
-  case PROP_ORDER:
-    g_value_set_int(value, self->order);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-    break;
-  }
-  GST_OBJECT_UNLOCK(self);
-}
-
 /* Called with the object lock held. */
 static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_t *sos,
                                              int capacity, int *n_sections, gchar **error)
@@ -193,11 +159,8 @@ static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_
     *error = g_strdup_printf("order=%d is invalid: must be an even number from 2 to %d",
                              self->order, FX_LR_MAX_ORDER);
     break;
-  case FX_ERR_RATE:
-    *error = g_strdup_printf("rate %g Hz is invalid", rate);
-    break;
   default:
-    *error = g_strdup_printf("the crossover cannot be designed: %s", fx_status_string(st));
+    *error = gst_fx_iir_describe_design_error(st, rate, "crossover");
     break;
   }
   return FALSE;

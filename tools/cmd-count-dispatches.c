@@ -54,21 +54,14 @@ static gboolean count_one(guint depth, gboolean fuse, const char *device, guint 
                           guint frames, GPtrArray **warnings, Count *out, GError **error)
 {
   gchar *chain = fx_tool_iir_chain(depth);
-  FxChainRun run = {
-      .chain = chain,
-      .fuse = fuse,
-      .device = device,
-      .precision = NULL,
-      .format = "F32LE",
-      .rate = 48000,
-      .channels = 2,
-      .frames = frames,
-      .buffers = buffers,
-  };
-  GstElement *fxchain = NULL;
-  GstElement *pipeline = fx_tool_chain_pipeline(&run, &fxchain, error);
+  FxChainRun run;
+  GstElement *fxchain = NULL, *pipeline;
   gboolean ok = FALSE;
 
+  fx_tool_chain_run_init(&run, chain, fuse, device);
+  run.frames = frames;
+  run.buffers = buffers;
+  pipeline = fx_tool_chain_pipeline(&run, &fxchain, error);
   if (pipeline != NULL && fx_tool_run_to_eos(pipeline, warnings, error)) {
     gchar *plan = NULL;
 
@@ -84,10 +77,7 @@ static gboolean count_one(guint depth, gboolean fuse, const char *device, guint 
       ok = TRUE;
     }
   }
-  if (pipeline != NULL) {
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(pipeline);
-  }
+  fx_tool_pipeline_free(pipeline);
   g_free(chain);
   return ok;
 }
@@ -158,14 +148,9 @@ int fx_cmd_count_dispatches(int argc, char **argv)
            "section each), fused and with fuse=false, and reports native calls (dispatches) and\n"
            "CUDA launches per buffer.");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!fx_tool_parse_options(ctx, &argc, &argv)) {
-    status = FX_EXIT_USAGE;
+  status = fx_tool_parse_command_line(ctx, &argc, &argv);
+  if (status != FX_EXIT_OK)
     goto out;
-  }
-  if (argc > 1) {
-    status = fx_tool_usage_error(ctx, "unexpected argument \"%s\"", argv[1]);
-    goto out;
-  }
   if (!fx_tool_parse_uint_list(depths_text != NULL ? depths_text : "2,5,10,20", MAX_DEPTH,
                                &depths)) {
     status = fx_tool_usage_error(
@@ -235,8 +220,7 @@ int fx_cmd_count_dispatches(int argc, char **argv)
              unfused[i].backend ? unfused[i].backend : "?");
     }
   }
-  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
-    fprintf(stderr, "gst-fx: warning: %s\n", (const char *) g_ptr_array_index(warnings, i));
+  fx_tool_print_warnings(warnings);
 
 out:
   for (guint i = 0; depths != NULL && fused != NULL && i < depths->len; i++) {

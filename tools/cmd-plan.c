@@ -60,14 +60,9 @@ int fx_cmd_plan(int argc, char **argv)
                                     "line per stage, which\nchildren fused, how many sections, "
                                     "which backend.");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!fx_tool_parse_options(ctx, &argc, &argv)) {
-    status = FX_EXIT_USAGE;
+  status = fx_tool_parse_command_line(ctx, &argc, &argv);
+  if (status != FX_EXIT_OK)
     goto out;
-  }
-  if (argc > 1) {
-    status = fx_tool_usage_error(ctx, "unexpected argument \"%s\"", argv[1]);
-    goto out;
-  }
   if (chain == NULL || *g_strstrip(chain) == '\0') {
     status = fx_tool_usage_error(ctx, "--chain is required");
     goto out;
@@ -100,17 +95,13 @@ int fx_cmd_plan(int argc, char **argv)
   }
 
   fx_tool_init();
-  FxChainRun run = {
-      .chain = chain,
-      .fuse = fuse,
-      .device = device,
-      .precision = precision,
-      .format = fmt,
-      .rate = rate,
-      .channels = channels,
-      .frames = (guint) frames,
-      .buffers = 1,
-  };
+  FxChainRun run;
+  fx_tool_chain_run_init(&run, chain, fuse, device);
+  run.precision = precision;
+  run.format = fmt;
+  run.rate = rate;
+  run.channels = channels;
+  run.frames = (guint) frames;
   pipeline = fx_tool_chain_pipeline(&run, &fxchain, &error);
   if (pipeline == NULL || !fx_tool_run_to_eos(pipeline, &warnings, &error)) {
     fprintf(stderr, "gst-fx: %s\n", error->message);
@@ -122,14 +113,10 @@ int fx_cmd_plan(int argc, char **argv)
   if (plan != NULL && *plan != '\0')
     printf("%s%s", plan, g_str_has_suffix(plan, "\n") ? "" : "\n");
   g_free(plan);
-  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
-    fprintf(stderr, "gst-fx: warning: %s\n", (const char *) g_ptr_array_index(warnings, i));
+  fx_tool_print_warnings(warnings);
 
 out:
-  if (pipeline != NULL) {
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(pipeline);
-  }
+  fx_tool_pipeline_free(pipeline);
   if (warnings != NULL)
     g_ptr_array_unref(warnings);
   g_clear_error(&error);

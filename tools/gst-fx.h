@@ -36,6 +36,10 @@ void fx_tool_find_plugin(void);
  * stdout and exits 0 (GLib's behaviour). */
 gboolean fx_tool_parse_options(GOptionContext *ctx, int *argc, char ***argv);
 
+/* fx_tool_parse_options(), then refuses any argument left over. Returns FX_EXIT_OK, or
+ * FX_EXIT_USAGE after printing the message and the usage on stderr. */
+int fx_tool_parse_command_line(GOptionContext *ctx, int *argc, char ***argv);
+
 /* Prints "gst-fx: MESSAGE" and the command's usage on stderr; returns FX_EXIT_USAGE. */
 int fx_tool_usage_error(GOptionContext *ctx, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
@@ -47,6 +51,12 @@ GstElement *fx_tool_make(const char *factory, const char *name, GError **error);
  * *warnings (unique messages, may be NULL) when warnings is not NULL. The pipeline is left in
  * PLAYING (or wherever it stopped) so that properties can be read before the caller sets NULL. */
 gboolean fx_tool_run_to_eos(GstElement *pipeline, GPtrArray **warnings, GError **error);
+
+/* Prints each collected warning (may be NULL) as "gst-fx: warning: MESSAGE" on stderr. */
+void fx_tool_print_warnings(const GPtrArray *warnings);
+
+/* Sets a pipeline (may be NULL) to NULL and drops it. */
+void fx_tool_pipeline_free(GstElement *pipeline);
 
 /* A chain of `depth` IIR stages of one second-order section each, cycling through fxbiquad
  * (peaking), fxbutterworth (order-2 high-pass) and fxsos (order-2 low-pass row), in gst-launch
@@ -65,6 +75,10 @@ typedef struct {
   gint rate, channels;
   guint frames, buffers;
 } FxChainRun;
+
+/* Sets the defaults: @chain, @fuse and @device as given, no precision, F32LE, 48000 Hz, 2
+ * channels, one buffer of 1024 frames. */
+void fx_tool_chain_run_init(FxChainRun *run, const char *chain, gboolean fuse, const char *device);
 
 /* Builds the pipeline above; *fxchain receives the bin (owned by the pipeline). */
 GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, GError **error);

@@ -54,6 +54,29 @@ gboolean fx_tool_parse_options(GOptionContext *ctx, int *argc, char ***argv)
   return TRUE;
 }
 
+int fx_tool_parse_command_line(GOptionContext *ctx, int *argc, char ***argv)
+{
+  if (!fx_tool_parse_options(ctx, argc, argv))
+    return FX_EXIT_USAGE;
+  if (*argc > 1)
+    return fx_tool_usage_error(ctx, "unexpected argument \"%s\"", (*argv)[1]);
+  return FX_EXIT_OK;
+}
+
+void fx_tool_print_warnings(const GPtrArray *warnings)
+{
+  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+    fprintf(stderr, "gst-fx: warning: %s\n", (const char *) g_ptr_array_index(warnings, i));
+}
+
+void fx_tool_pipeline_free(GstElement *pipeline)
+{
+  if (pipeline == NULL)
+    return;
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
 GstElement *fx_tool_make(const char *factory, const char *name, GError **error)
 {
   GstElement *element = gst_element_factory_make(factory, name);
@@ -222,6 +245,21 @@ gboolean fx_tool_get_u64(gpointer object, const char *property, guint64 *value)
     return FALSE;
   g_object_get(object, property, value, NULL);
   return TRUE;
+}
+
+void fx_tool_chain_run_init(FxChainRun *run, const char *chain, gboolean fuse, const char *device)
+{
+  *run = (FxChainRun){
+      .chain = chain,
+      .fuse = fuse,
+      .device = device,
+      .precision = NULL,
+      .format = "F32LE",
+      .rate = 48000,
+      .channels = 2,
+      .frames = 1024,
+      .buffers = 1,
+  };
 }
 
 GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, GError **error)
