@@ -89,24 +89,11 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define K_MUL(a, b) _mm256_mul_pd(a, b)
 #define K_SFMA(a, b, c) __builtin_fma(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v) _mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 3))
 #define K_INS0(a, b) _mm256_blend_pd(a, b, 1)
 #define K_MASK(ki, lo, hi)                                                                         \
   _mm256_and_pd(_mm256_cmp_pd(ki, lo, _CMP_GT_OQ), _mm256_cmp_pd(ki, hi, _CMP_LE_OQ))
 #define K_SEL(m, a, b) _mm256_blendv_pd(b, a, m)
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T __m256i
 #define K_WSEL_MAKE(l) _mm256_setr_epi32(2 * (l), 2 * (l) + 1, 0, 0, 0, 0, 0, 0)
 #define K_WEXTRACT(v, s)                                                                           \
@@ -156,24 +143,11 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define K_MUL(a, b) _mm256_mul_ps(a, b)
 #define K_SFMA(a, b, c) __builtin_fmaf(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v) _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6))
 #define K_INS0(a, b) _mm256_blend_ps(a, b, 1)
 #define K_MASK(ki, lo, hi)                                                                         \
   _mm256_and_ps(_mm256_cmp_ps(ki, lo, _CMP_GT_OQ), _mm256_cmp_ps(ki, hi, _CMP_LE_OQ))
 #define K_SEL(m, a, b) _mm256_blendv_ps(b, a, m)
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T __m256i
 #define K_WSEL_MAKE(l) _mm256_set1_epi32(l)
 #define K_WEXTRACT(v, s) _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, s))

@@ -25,24 +25,11 @@
 #define K_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define K_MUL(a, b) _mm512_mul_pd(a, b)
 #define K_SFMA(a, b, c) __builtin_fma(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v) _mm512_permutexvar_pd(_mm512_setr_epi64(7, 0, 1, 2, 3, 4, 5, 6), v)
 #define K_INS0(a, b) _mm512_mask_blend_pd(1, a, b)
 #define K_MASK(ki, lo, hi)                                                                         \
   ((__mmask8) (_mm512_cmp_pd_mask(ki, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(ki, hi, _CMP_LE_OQ)))
 #define K_SEL(m, a, b) _mm512_mask_blend_pd(m, b, a)
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T __m512i
 #define K_WSEL_MAKE(l) _mm512_set1_epi64(l)
 #define K_WEXTRACT(v, s) _mm512_cvtsd_f64(_mm512_permutexvar_pd(s, v))
@@ -83,25 +70,12 @@
 #define K_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define K_MUL(a, b) _mm512_mul_ps(a, b)
 #define K_SFMA(a, b, c) __builtin_fmaf(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v)                                                                                   \
   _mm512_permutexvar_ps(_mm512_setr_epi32(15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), v)
 #define K_INS0(a, b) _mm512_mask_blend_ps(1, a, b)
 #define K_MASK(ki, lo, hi)                                                                         \
   ((__mmask16) (_mm512_cmp_ps_mask(ki, lo, _CMP_GT_OQ) & _mm512_cmp_ps_mask(ki, hi, _CMP_LE_OQ)))
 #define K_SEL(m, a, b) _mm512_mask_blend_ps(m, b, a)
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T __m512i
 #define K_WSEL_MAKE(l) _mm512_set1_epi32(l)
 #define K_WEXTRACT(v, s) _mm512_cvtss_f32(_mm512_permutexvar_ps(s, v))

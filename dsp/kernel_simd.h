@@ -16,12 +16,13 @@
  *   K_LOADIO_PART(p,n) K_STOREIO_PART(p,v,n)         optional: the first n lanes only (masked)
  *   K_NARROW_RANGE   optional: a narrower kernel's range function for the same flavour
  *   K_FMA(a,b,c) = a*b+c   K_MUL(a,b)                (vector)
- *   K_SFMA(a,b,c) K_SMUL(a,b)                        (scalar, the same arithmetic per lane)
+ *   K_SFMA(a,b,c) K_SMUL(a,b)                        (scalar, the same arithmetic per lane;
+ *                                                    K_SMUL defaults to a plain a*b)
  *   K_ROT(v)      lane l <- lane l-1, lane 0 <- lane W-1
  *   K_INS0(a,b)   a with lane 0 replaced by lane 0 of b
  *   K_WV K_WW K_WVM K_WSET1 K_WLOAD K_WSTORE K_WFMA K_WMUL K_WROT K_WINS0 K_WMASK K_WSEL
  *                 the same for the wavefront's vectors (they may differ from the channel
- *                 vectors' type, e.g. be narrower);
+ *                 vectors' type, e.g. be narrower; by default they are the channel vectors');
  *   K_WSEL_T K_WSEL_MAKE(l) K_WEXTRACT(v,sel)   lane l of a wavefront vector as a K_T (sel is
  *                 made once per pass, outside the loop).
  *   K_MASK(ki,lo,hi)   lanes where lo < ki <= hi      K_SEL(m,a,b)  m ? a : b
@@ -61,6 +62,26 @@
  *     fills the lanes; the result differs from the other paths by rounding only (kernel.h).
  *   - the last (up to) two frames of a call go through a scalar per-frame loop that also records
  *     the boundary history (kernel.h) when a history is wanted. */
+
+/* Defaults (kernel_simd_end.h #undefs them with the type's macros): scalar multiply, and
+ * wavefront vectors of the channel vectors' type. */
+#ifndef K_SMUL
+#define K_SMUL(a, b) ((a) * (b))
+#endif
+#ifndef K_WV
+#define K_WV K_V
+#define K_WW K_W
+#define K_WVM K_VM
+#define K_WSET1 K_SET1
+#define K_WLOAD K_LOAD
+#define K_WSTORE K_STORE
+#define K_WFMA K_FMA
+#define K_WMUL K_MUL
+#define K_WROT K_ROT
+#define K_WINS0 K_INS0
+#define K_WMASK K_MASK
+#define K_WSEL K_SEL
+#endif
 
 #define K_CAT2(a, b) a##_##b
 #define K_CAT(a, b) K_CAT2(a, b)
@@ -167,29 +188,20 @@ static void K_FN(cv_sections)(const K_T *coef, K_T *st, size_t sstride, int nch,
                               int G)
 {
   switch (G) {
+#define K_CV_CASE(g)                                                                               \
+  case g:                                                                                          \
+    K_FN(cv_group)(coef, st, sstride, nch, buf, n, g);                                             \
+    break;
 #if K_CVG >= 8
-  case 8:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 8);
-    break;
-  case 7:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 7);
-    break;
-  case 6:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 6);
-    break;
-  case 5:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 5);
-    break;
+    K_CV_CASE(8)
+    K_CV_CASE(7)
+    K_CV_CASE(6)
+    K_CV_CASE(5)
 #endif
-  case 4:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 4);
-    break;
-  case 3:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 3);
-    break;
-  case 2:
-    K_FN(cv_group)(coef, st, sstride, nch, buf, n, 2);
-    break;
+    K_CV_CASE(4)
+    K_CV_CASE(3)
+    K_CV_CASE(2)
+#undef K_CV_CASE
   default:
     K_FN(cv_group)(coef, st, sstride, nch, buf, n, 1);
     break;
@@ -371,48 +383,39 @@ K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, 
   }
 }
 
+/* One case of wf_sections' switch: M = m vectors per channel, P = p channels (constants). */
+#define K_WF_CASE(m, p)                                                                            \
+  case m:                                                                                          \
+    K_FN(wf_group)(coef, st, buf, n, G, m, p);                                                     \
+    return;
+#if K_WFM >= 4
+#define K_WF_CASES(p) K_WF_CASE(4, p) K_WF_CASE(3, p) K_WF_CASE(2, p)
+#elif K_WFM >= 2
+#define K_WF_CASES(p) K_WF_CASE(2, p)
+#else
+#define K_WF_CASES(p)
+#endif
+
 static void K_FN(wf_sections)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, int P)
 {
   const int M = (G + K_WW - 1) / K_WW;
   if (P == 2) {
     switch (M) {
-#if K_WFM >= 4
-    case 4:
-      K_FN(wf_group)(coef, st, buf, n, G, 4, 2);
-      return;
-    case 3:
-      K_FN(wf_group)(coef, st, buf, n, G, 3, 2);
-      return;
-#endif
-#if K_WFM >= 2
-    case 2:
-      K_FN(wf_group)(coef, st, buf, n, G, 2, 2);
-      return;
-#endif
+      K_WF_CASES(2)
     default:
       K_FN(wf_group)(coef, st, buf, n, G, 1, 2);
       return;
     }
   }
   switch (M) {
-#if K_WFM >= 4
-  case 4:
-    K_FN(wf_group)(coef, st, buf, n, G, 4, 1);
-    return;
-  case 3:
-    K_FN(wf_group)(coef, st, buf, n, G, 3, 1);
-    return;
-#endif
-#if K_WFM >= 2
-  case 2:
-    K_FN(wf_group)(coef, st, buf, n, G, 2, 1);
-    return;
-#endif
+    K_WF_CASES(1)
   default:
     K_FN(wf_group)(coef, st, buf, n, G, 1, 1);
     return;
   }
 }
+#undef K_WF_CASES
+#undef K_WF_CASE
 
 /* Wavefront: channels c0 .. c0+P-1 (P = 1 or 2), frames [0, frames). */
 static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
@@ -463,6 +466,15 @@ static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
 #define K_TB_MIN 8192
 #endif
 
+/* nb x nb transpose of P-sample units (nb = K_W / P) of the vectors r. */
+K_AI void K_FN(tb_transpose)(K_V *r, const int P)
+{
+  if (P == 1)
+    K_TB_TR1(r);
+  else
+    K_TB_TR2(r);
+}
+
 /* Steps [i0, i0+n) of every block into buf (n a multiple of nb): nb vectors of K_W I/O samples
  * (nb frames) of each block, transposed as an nb x nb matrix of P-sample units
  * (K_TB_TR1 / K_TB_TR2). */
@@ -474,10 +486,7 @@ K_AI void K_FN(tb_gather)(K_V *buf, const K_IO *data, const int P, size_t len, s
 #pragma GCC unroll 16
     for (int j = 0; j < nb; j++)
       r[j] = K_LOADIO(data + ((size_t) j * len + i0 + i) * (size_t) P);
-    if (P == 1)
-      K_TB_TR1(r);
-    else
-      K_TB_TR2(r);
+    K_FN(tb_transpose)(r, P);
 #pragma GCC unroll 16
     for (int j = 0; j < nb; j++)
       buf[i + (size_t) j] = r[j];
@@ -492,10 +501,7 @@ K_AI void K_FN(tb_scatter)(const K_V *buf, K_IO *data, const int P, size_t len, 
 #pragma GCC unroll 16
     for (int j = 0; j < nb; j++)
       r[j] = buf[i + (size_t) j];
-    if (P == 1)
-      K_TB_TR1(r);
-    else
-      K_TB_TR2(r);
+    K_FN(tb_transpose)(r, P);
 #pragma GCC unroll 16
     for (int j = 0; j < nb; j++)
       K_STOREIO(data + ((size_t) j * len + i0 + i) * (size_t) P, r[j]);

@@ -22,23 +22,10 @@
 #define K_FMA(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
 #define K_MUL(a, b) _mm_mul_pd(a, b)
 #define K_SFMA(a, b, c) fx_sse2_fmad(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v) _mm_shuffle_pd(v, v, 1)
 #define K_INS0(a, b) _mm_move_sd(a, b)
 #define K_MASK(ki, lo, hi) _mm_and_pd(_mm_cmpgt_pd(ki, lo), _mm_cmple_pd(ki, hi))
 #define K_SEL(m, a, b) _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b))
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T int
 #define K_WSEL_MAKE(l) (l)
 #define K_WEXTRACT(v, l) fx_sse2_lane_pd(v, l)
@@ -95,23 +82,10 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
 #define K_FMA(a, b, c) _mm_add_ps(_mm_mul_ps(a, b), c)
 #define K_MUL(a, b) _mm_mul_ps(a, b)
 #define K_SFMA(a, b, c) fx_sse2_fmaf(a, b, c)
-#define K_SMUL(a, b) ((a) * (b))
 #define K_ROT(v) _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 1, 0, 3))
 #define K_INS0(a, b) _mm_move_ss(a, b)
 #define K_MASK(ki, lo, hi) _mm_and_ps(_mm_cmpgt_ps(ki, lo), _mm_cmple_ps(ki, hi))
 #define K_SEL(m, a, b) _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b))
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
 #define K_WSEL_T int
 #define K_WSEL_MAKE(l) (l)
 #define K_WEXTRACT(v, l) fx_sse2_lane_ps(v, l)

@@ -215,6 +215,21 @@ static int read_list(fx_scan_t *s, double *v, int max)
   }
 }
 
+/* After a row of an array: ',' (another row follows: 1) or '>' (the end: 0), consumed; anything
+ * else: -1. */
+static int list_next(fx_scan_t *s)
+{
+  if (*s->p == ',') {
+    s->p++;
+    return 1;
+  }
+  if (*s->p == '>') {
+    s->p++;
+    return 0;
+  }
+  return -1;
+}
+
 /* GstValueArray form; s->p is just past the outer '<'. */
 static fx_status_t parse_array(fx_scan_t *s, fx_sos_t *sos, int capacity, int *n, int *bad)
 {
@@ -237,15 +252,11 @@ static fx_status_t parse_array(fx_scan_t *s, fx_sos_t *sos, int capacity, int *n
         return st;
       row++;
       skip_space(s);
-      if (*s->p == ',') {
-        s->p++;
-        continue;
-      }
-      if (*s->p == '>') {
-        s->p++;
+      const int more = list_next(s);
+      if (more < 0)
+        return FX_ERR_SYNTAX;
+      if (!more)
         break;
-      }
-      return FX_ERR_SYNTAX;
     }
   } else {
     /* flat: groups of six */
@@ -269,15 +280,11 @@ static fx_status_t parse_array(fx_scan_t *s, fx_sos_t *sos, int capacity, int *n
       if (st != FX_OK)
         return st;
       row++;
-      if (*s->p == ',') {
-        s->p++;
-        continue;
-      }
-      if (*s->p == '>') {
-        s->p++;
+      const int more = list_next(s);
+      if (more < 0)
+        return FX_ERR_SYNTAX;
+      if (!more)
         break;
-      }
-      return FX_ERR_SYNTAX;
     }
   }
   skip_space(s);

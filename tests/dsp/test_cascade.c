@@ -16,48 +16,10 @@
 #include <xmmintrin.h>
 #endif
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-    }                                                                                              \
-  } while (0)
+#include "fxcheck.h"
 
 /* ------------------------------------------------------------------------------------------- */
 /* helpers */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static void rng_seed(uint64_t s)
-{
-  rng_state = s ? s : 1;
-}
-
-static uint64_t rng_next(void)
-{
-  uint64_t x = rng_state;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  rng_state = x;
-  return x;
-}
-
-static double rng_uniform(void) /* [-1, 1) */
-{
-  return (double) (rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 /* RBJ low/high-pass biquad (bilinear transform with pre-warping). */
 static fx_sos_t biquad(int highpass, double f, double q, double fs)
@@ -112,6 +74,14 @@ static void *noise_buf(fx_sample_format_t fmt, size_t n, uint64_t seed, double a
 static size_t ssize(fx_sample_format_t fmt)
 {
   return fmt == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
+}
+
+/* A malloc'ed copy of n samples of src. */
+static void *dup_buf(fx_sample_format_t fmt, const void *src, size_t n)
+{
+  void *d = malloc(n * ssize(fmt));
+  memcpy(d, src, n * ssize(fmt));
+  return d;
 }
 
 static double sample_at(fx_sample_format_t fmt, const void *d, size_t i)
@@ -195,8 +165,7 @@ static void test_chunk_invariance(void)
         /* variant 0: constant coefficients; 1: change mid-stream; 2: change + change during the
          * crossfade, with 1-frame-heavy splits */
         void *ref = noise_buf(fmt, N, 1000 + (uint64_t) C, 0.8);
-        void *a = malloc(N * ssize(fmt));
-        memcpy(a, ref, N * ssize(fmt));
+        void *a = dup_buf(fmt, ref, N);
         fx_cascade_t *c1 = make(C, fmt, modes[m].prec, sos, K, 0.7);
         fx_cascade_t *c2 = make(C, fmt, modes[m].prec, sos, K, 0.7);
         const size_t t1 = frames / 3, t2 = t1 + 100;
@@ -253,8 +222,7 @@ static void test_identity_and_gain(void)
     const int C = 3;
     const size_t frames = 1000, N = frames * C;
     void *x = noise_buf(fmt, N, 5, 1.0);
-    void *y = malloc(N * ssize(fmt));
-    memcpy(y, x, N * ssize(fmt));
+    void *y = dup_buf(fmt, x, N);
     fx_cascade_t *c = make(C, fmt, modes[m].prec, NULL, 0, 1.0);
     CHECK(fx_cascade_sections(c) == 0, "sections %d", fx_cascade_sections(c));
     unsigned fl = fx_cascade_process(c, y, frames);
@@ -279,9 +247,8 @@ static void test_identity_and_gain(void)
     scaled[0].b0 *= -2.5;
     scaled[0].b1 *= -2.5;
     scaled[0].b2 *= -2.5;
-    void *y2 = malloc(N * ssize(fmt));
     memcpy(y, x, N * ssize(fmt));
-    memcpy(y2, x, N * ssize(fmt));
+    void *y2 = dup_buf(fmt, x, N);
     fx_cascade_t *g = make(C, fmt, modes[m].prec, sos, K, -2.5);
     fx_cascade_t *h = make(C, fmt, modes[m].prec, scaled, K, 1.0);
     fx_cascade_process(g, y, frames);
@@ -306,9 +273,7 @@ static void test_reset(void)
     fx_sos_t sos[8];
     int K = test_sos(sos, 48000.0);
     void *x = noise_buf(fmt, N, 9, 1.0);
-    void *y1 = malloc(N * ssize(fmt)), *y2 = malloc(N * ssize(fmt));
-    memcpy(y1, x, N * ssize(fmt));
-    memcpy(y2, x, N * ssize(fmt));
+    void *y1 = dup_buf(fmt, x, N), *y2 = dup_buf(fmt, x, N);
     fx_cascade_t *c = make(C, fmt, modes[m].prec, sos, K, 1.0);
     fx_cascade_process(c, y1, frames);
     fx_cascade_reset(c);
@@ -351,8 +316,7 @@ static void test_nonfinite(void)
       unsigned fl = fx_cascade_process(c, b, bframes);
       CHECK(fl & FX_PROCESS_NONFINITE, "%s kind %d: burst not flagged", modes[m].name, kind);
       void *d = noise_buf(fmt, N, 23, 1.0);
-      void *e = malloc(N * ssize(fmt));
-      memcpy(e, d, N * ssize(fmt));
+      void *e = dup_buf(fmt, d, N);
       fl = fx_cascade_process(c, d, frames);
       CHECK(fl == 0, "%s kind %d: buffer after the burst flagged", modes[m].name, kind);
       fx_cascade_t *fresh = make(C, fmt, modes[m].prec, sos, kind == 1 ? K - 1 : K, 1.0);
@@ -387,8 +351,7 @@ static void test_same_coefficients(void)
     for (int variant = 0; variant < 2; variant++) {
       const fx_sample_format_t fmt = modes[m].fmt;
       void *x = noise_buf(fmt, N, 31, 1.0);
-      void *y = malloc(N * ssize(fmt));
-      memcpy(y, x, N * ssize(fmt));
+      void *y = dup_buf(fmt, x, N);
       fx_cascade_t *a = make(C, fmt, modes[m].prec, sos, K, 1.0);
       fx_cascade_t *b = make(C, fmt, modes[m].prec, sos, K, 1.0);
       fx_cascade_process(a, x, frames);
@@ -981,8 +944,7 @@ static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_p
   ch_install(cs, n, f);
 
   void *x = noise_buf(fmt, frames * (size_t) C, seed + 7, 0.5);
-  void *y = malloc(frames * (size_t) C * ssize(fmt));
-  memcpy(y, x, frames * (size_t) C * ssize(fmt));
+  void *y = dup_buf(fmt, x, frames * (size_t) C);
   rng_seed(seed * 31 + 5);
   char *near = calloc(frames, 1);
   size_t pos = 0, next_change = 3000 + rng_next() % 3000;
@@ -1038,8 +1000,7 @@ static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_p
         ch_install(cs, n, f);
         size_t m = 1000 < frames - pos ? 1000 : frames - pos;
         char *p = (char *) y + pos * (size_t) C * ssize(fmt);
-        void *q = malloc(m * (size_t) C * ssize(fmt));
-        memcpy(q, p, m * (size_t) C * ssize(fmt));
+        void *q = dup_buf(fmt, p, m * (size_t) C);
         ch_process(cs, n, fmt, p, m, C);
         fx_cascade_process(f, q, m);
         memcpy((char *) x + pos * (size_t) C * ssize(fmt), q, m * (size_t) C * ssize(fmt));
@@ -1069,8 +1030,7 @@ static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_p
     if (m > frames - pos)
       m = frames - pos;
     char *p = (char *) y + pos * (size_t) C * ssize(fmt);
-    void *q = malloc(m * (size_t) C * ssize(fmt));
-    memcpy(q, p, m * (size_t) C * ssize(fmt));
+    void *q = dup_buf(fmt, p, m * (size_t) C);
     ch_process(cs, n, fmt, p, m, C);
     fx_cascade_process(f, q, m);
     /* keep both outputs: chain in y, fused in x (x's input is no longer needed) */

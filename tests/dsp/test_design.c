@@ -9,25 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int g_checks = 0;
-static int g_failures = 0;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    g_checks++;                                                                                    \
-    if (!(cond)) {                                                                                 \
-      g_failures++;                                                                                \
-      if (g_failures <= 50) {                                                                      \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
+#define FXCHECK_MAX_REPORTS 50
+#include "fxcheck.h"
 
 static const char *family_name[] = {"butterworth", "chebyshev1", "chebyshev2", "elliptic"};
 static const char *mode_name[] = {"low-pass", "high-pass", "band-pass", "band-reject"};
@@ -75,6 +58,29 @@ static fx_iir_spec_t make_spec(fx_family_t fam, fx_mode_t mode, int order, doubl
   s.ripple = 0.5;
   s.attenuation = fam == FX_FAMILY_ELLIPTIC ? 60.0 : 40.0;
   return s;
+}
+
+/* Designs s as a 2000 Hz filter into sos (n sections); a failed check, and 0, when it fails. */
+static int design_lp_2k(fx_iir_spec_t *s, fx_sos_t *sos, int *n, const char *family)
+{
+  s->cutoff = 2000.0;
+  if (fx_design_iir(s, sos, 64, n) == FX_OK)
+    return 1;
+  CHECK(0, "%s design failed", family);
+  return 0;
+}
+
+/* The lowest and the highest gain (dB) over [0, cutoff], 401 points. */
+static void passband_range(const fx_sos_t *sos, int n, double cutoff, double rate, double *lo,
+                           double *hi)
+{
+  *lo = 0.0;
+  *hi = -1e9;
+  for (int i = 0; i <= 400; i++) {
+    const double gi = mag_db(sos, n, cutoff * i / 400.0, rate);
+    *lo = fmin(*lo, gi);
+    *hi = fmax(*hi, gi);
+  }
 }
 
 static int max_order(fx_family_t fam)
@@ -475,21 +481,14 @@ static void test_closed_form(void)
     for (int order = 1; order <= 64; order++) {
       fx_iir_spec_t s = make_spec(FX_FAMILY_CHEBYSHEV1, FX_MODE_LOW_PASS, order, rate);
       s.ripple = ripples[ri];
-      s.cutoff = 2000.0;
-      if (fx_design_iir(&s, sos, 64, &n) != FX_OK) {
-        CHECK(0, "chebyshev1 design failed");
+      if (!design_lp_2k(&s, sos, &n, "chebyshev1"))
         continue;
-      }
       double g = mag_db(sos, n, s.cutoff, rate);
       worst = fmax(worst, fabs(g + s.ripple));
       CHECK(fabs(g + s.ripple) < 1e-6, "chebyshev1 order %d ripple %g: %.9f dB at cutoff", order,
             s.ripple, g);
-      double lo = 0.0, hi = -1e9;
-      for (int i = 0; i <= 400; i++) {
-        double gi = mag_db(sos, n, s.cutoff * i / 400.0, rate);
-        lo = fmin(lo, gi);
-        hi = fmax(hi, gi);
-      }
+      double lo, hi;
+      passband_range(sos, n, s.cutoff, rate, &lo, &hi);
       CHECK(lo > -s.ripple - 1e-6 && hi < 1e-6,
             "chebyshev1 order %d ripple %g: passband %.6f..%.6f dB", order, s.ripple, lo, hi);
       /* high-pass mirror */
@@ -509,11 +508,8 @@ static void test_closed_form(void)
     for (int order = 1; order <= 64; order++) {
       fx_iir_spec_t s = make_spec(FX_FAMILY_CHEBYSHEV2, FX_MODE_LOW_PASS, order, rate);
       s.attenuation = atts[ai];
-      s.cutoff = 2000.0;
-      if (fx_design_iir(&s, sos, 64, &n) != FX_OK) {
-        CHECK(0, "chebyshev2 design failed");
+      if (!design_lp_2k(&s, sos, &n, "chebyshev2"))
         continue;
-      }
       double g = mag_db(sos, n, s.cutoff, rate);
       worst = fmax(worst, fabs(g + s.attenuation));
       CHECK(fabs(g + s.attenuation) < 1e-5, "chebyshev2 order %d att %g: %.9f dB at edge", order,
@@ -540,21 +536,14 @@ static void test_closed_form(void)
       fx_iir_spec_t s = make_spec(FX_FAMILY_ELLIPTIC, FX_MODE_LOW_PASS, order, rate);
       s.ripple = ep[pi][0];
       s.attenuation = ep[pi][1];
-      s.cutoff = 2000.0;
-      if (fx_design_iir(&s, sos, 64, &n) != FX_OK) {
-        CHECK(0, "elliptic design failed");
+      if (!design_lp_2k(&s, sos, &n, "elliptic"))
         continue;
-      }
       double g = mag_db(sos, n, s.cutoff, rate);
       worst = fmax(worst, fabs(g + s.ripple));
       CHECK(fabs(g + s.ripple) < 1e-6, "elliptic order %d %g/%g: %.9f dB at cutoff", order,
             s.ripple, s.attenuation, g);
-      double lo = 0.0, hi = -1e9;
-      for (int i = 0; i <= 400; i++) {
-        double gi = mag_db(sos, n, s.cutoff * i / 400.0, rate);
-        lo = fmin(lo, gi);
-        hi = fmax(hi, gi);
-      }
+      double lo, hi;
+      passband_range(sos, n, s.cutoff, rate, &lo, &hi);
       CHECK(lo > -s.ripple - 1e-6 && hi < 1e-6, "elliptic order %d: passband %.6f..%.6f dB", order,
             lo, hi);
       if (order >= 2) {
@@ -707,6 +696,6 @@ int main(void)
   test_linkwitz_riley();
   test_biquads();
   test_stability();
-  printf("%d checks, %d failures\n", g_checks, g_failures);
-  return g_failures ? 1 : 0;
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
 }

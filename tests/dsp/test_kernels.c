@@ -28,38 +28,8 @@
 #include <xmmintrin.h>
 #endif
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      if (failures < 40) {                                                                         \
-        fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                            \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng_next(void)
-{
-  uint64_t x = rng_state;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  rng_state = x;
-  return x;
-}
-
-static double rng_uniform(void) /* [-1, 1) */
-{
-  return (double) (rng_next() >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
+#define FXCHECK_MAX_REPORTS 39
+#include "fxcheck.h"
 
 /* Random stable sections (poles at radius 0.3 .. 0.97) with gains near one, so that the signal
  * keeps its size through long cascades: all-pass, unit-DC-gain low-pass and near-unity
@@ -230,42 +200,71 @@ static double tol(int fl)
 static const fx_kernel_t *first_fma = NULL; /* reference for "avx512 == avx2" */
 static double worst[FL_N];                  /* worst relative output error vs scalar, per kernel */
 
+/* Random sections and input of a case: coef [K][5], x [frames][C] (malloc'ed). */
+static void case_data(int C, int K, size_t frames, double **coef, double **x)
+{
+  *coef = malloc((size_t) (K ? K : 1) * 5 * sizeof(double));
+  *x = malloc(frames * (size_t) C * sizeof(double));
+  random_sections(*coef, K);
+  for (size_t i = 0; i < frames * (size_t) C; i++)
+    (*x)[i] = 0.5 * rng_uniform();
+}
+
+/* The scalar kernel (into ref) and kn (into one) over the whole range in one call with history:
+ * kn against the scalar kernel and, when vs_fma, bit for bit against the first FMA kernel. `tag`
+ * follows the flavour's name in the messages. */
+static void check_one_call(const fx_kernel_t *kn, int fl, int C, int K, const double *coef,
+                           const double *x, size_t frames, const char *tag, int vs_fma, run_t *ref,
+                           run_t *one)
+{
+  run_init(ref, fl, coef, K, K, C, x, frames);
+  run_init(one, fl, coef, K, K, C, x, frames);
+  run_call(&fx_kernel_scalar, fl, ref, 0, K, 0, frames, 1);
+  run_call(kn, fl, one, 0, K, 0, frames, 1);
+  const double eo = rel_io(fl, one, ref), es = rel_st(fl, one, ref), eh = rel_hist(one, ref);
+  worst[fl] = eo > worst[fl] ? eo : worst[fl];
+  CHECK(eo <= tol(fl) && es <= tol(fl) * 10 && eh <= tol(fl),
+        "%s %s%s C=%d K=%d: vs scalar out %g state %g hist %g", kn->name, fl_name[fl], tag, C, K,
+        eo, es, eh);
+  if (vs_fma && first_fma && first_fma != kn) {
+    run_t fref;
+    run_init(&fref, fl, coef, K, K, C, x, frames);
+    run_call(first_fma, fl, &fref, 0, K, 0, frames, 1);
+    CHECK(same_bits(fl, one, &fref), "%s %s%s C=%d K=%d: not bit-identical to %s", kn->name,
+          fl_name[fl], tag, C, K, first_fma->name);
+    run_free(&fref);
+  }
+}
+
+/* kn without history (into nh): the same output and state as with it (one). */
+static void check_no_hist(const fx_kernel_t *kn, int fl, int C, int K, const double *coef,
+                          const double *x, size_t frames, const char *tag, const run_t *one)
+{
+  run_t nh;
+  run_init(&nh, fl, coef, K, K, C, x, frames);
+  run_call(kn, fl, &nh, 0, K, 0, frames, 0);
+  memcpy(nh.hist, one->hist, (size_t) C * ((size_t) K + 1) * 2 * sizeof(double));
+  CHECK(same_bits(fl, &nh, one), "%s %s%s C=%d K=%d: hist=NULL changes the result", kn->name,
+        fl_name[fl], tag, C, K);
+  run_free(&nh);
+}
+
 static void test_case(const fx_kernel_t *kn, int fl, int C, int K)
 {
   const size_t frames = C <= 2 ? 1300 : (C <= 17 ? 400 : 150);
-  double *coef = malloc((size_t) (K ? K : 1) * 5 * sizeof(double));
-  double *x = malloc(frames * (size_t) C * sizeof(double));
-  random_sections(coef, K);
-  for (size_t i = 0; i < frames * (size_t) C; i++)
-    x[i] = 0.5 * rng_uniform();
+  double *coef, *x;
+  case_data(C, K, frames, &coef, &x);
   const int fma_kernel = strcmp(kn->name, "scalar") != 0 && strcmp(kn->name, "sse2") != 0;
 
-  run_t ref, one, part, nh, rng, fref;
-  run_init(&ref, fl, coef, K, K, C, x, frames);
-  run_init(&one, fl, coef, K, K, C, x, frames);
-  run_init(&part, fl, coef, K, K, C, x, frames);
-  run_init(&nh, fl, coef, K, K, C, x, frames);
-  run_call(&fx_kernel_scalar, fl, &ref, 0, K, 0, frames, 1);
-  run_call(kn, fl, &one, 0, K, 0, frames, 1);
-
   /* vs scalar */
-  const double eo = rel_io(fl, &one, &ref), es = rel_st(fl, &one, &ref), eh = rel_hist(&one, &ref);
-  worst[fl] = eo > worst[fl] ? eo : worst[fl];
-  CHECK(eo <= tol(fl) && es <= tol(fl) * 10 && eh <= tol(fl),
-        "%s %s C=%d K=%d: vs scalar out %g state %g hist %g", kn->name, fl_name[fl], C, K, eo, es,
-        eh);
+  run_t ref, one, part, rng;
+  check_one_call(kn, fl, C, K, coef, x, frames, "", fma_kernel, &ref, &one);
   if (!fma_kernel)
     CHECK(same_bits(fl, &one, &ref), "%s %s C=%d K=%d: not bit-identical to scalar", kn->name,
           fl_name[fl], C, K);
-  if (fma_kernel && first_fma && first_fma != kn) {
-    run_init(&fref, fl, coef, K, K, C, x, frames);
-    run_call(first_fma, fl, &fref, 0, K, 0, frames, 1);
-    CHECK(same_bits(fl, &one, &fref), "%s %s C=%d K=%d: not bit-identical to %s", kn->name,
-          fl_name[fl], C, K, first_fma->name);
-    run_free(&fref);
-  }
 
   /* split into calls of random sizes, with 1- and 2-frame calls */
+  run_init(&part, fl, coef, K, K, C, x, frames);
   size_t f = 0;
   while (f < frames) {
     size_t n;
@@ -287,10 +286,7 @@ static void test_case(const fx_kernel_t *kn, int fl, int C, int K)
         kn->name, fl_name[fl], C, K, rel_io(fl, &part, &one), rel_st(fl, &part, &one));
 
   /* no history: same output and state */
-  run_call(kn, fl, &nh, 0, K, 0, frames, 0);
-  memcpy(nh.hist, one.hist, (size_t) C * ((size_t) K + 1) * 2 * sizeof(double));
-  CHECK(same_bits(fl, &nh, &one), "%s %s C=%d K=%d: hist=NULL changes the result", kn->name,
-        fl_name[fl], C, K);
+  check_no_hist(kn, fl, C, K, coef, x, frames, "", &one);
 
   /* two section ranges of a cascade laid out for kstride = K (+ 3 spare sections) */
   if (K >= 2) {
@@ -329,7 +325,6 @@ static void test_case(const fx_kernel_t *kn, int fl, int C, int K)
   run_free(&ref);
   run_free(&one);
   run_free(&part);
-  run_free(&nh);
   free(coef);
   free(x);
 }
@@ -338,31 +333,12 @@ static void test_case(const fx_kernel_t *kn, int fl, int C, int K)
 static void test_long(const fx_kernel_t *kn, int fl, int C, int K)
 {
   const size_t frames = 24000 + 37;
-  double *coef = malloc((size_t) K * 5 * sizeof(double));
-  double *x = malloc(frames * (size_t) C * sizeof(double));
-  random_sections(coef, K);
-  for (size_t i = 0; i < frames * (size_t) C; i++)
-    x[i] = 0.5 * rng_uniform();
-  run_t ref, one, part, nh, fref;
-  run_init(&ref, fl, coef, K, K, C, x, frames);
-  run_init(&one, fl, coef, K, K, C, x, frames);
-  run_init(&part, fl, coef, K, K, C, x, frames);
-  run_init(&nh, fl, coef, K, K, C, x, frames);
-  run_call(&fx_kernel_scalar, fl, &ref, 0, K, 0, frames, 1);
-  run_call(kn, fl, &one, 0, K, 0, frames, 1);
-  const double eo = rel_io(fl, &one, &ref), es = rel_st(fl, &one, &ref), eh = rel_hist(&one, &ref);
-  worst[fl] = eo > worst[fl] ? eo : worst[fl];
-  CHECK(eo <= tol(fl) && es <= tol(fl) * 10 && eh <= tol(fl),
-        "%s %s long C=%d K=%d: vs scalar out %g state %g hist %g", kn->name, fl_name[fl], C, K, eo,
-        es, eh);
-  if (first_fma && first_fma != kn) {
-    run_init(&fref, fl, coef, K, K, C, x, frames);
-    run_call(first_fma, fl, &fref, 0, K, 0, frames, 1);
-    CHECK(same_bits(fl, &one, &fref), "%s %s long C=%d K=%d: not bit-identical to %s", kn->name,
-          fl_name[fl], C, K, first_fma->name);
-    run_free(&fref);
-  }
+  double *coef, *x;
+  case_data(C, K, frames, &coef, &x);
+  run_t ref, one, part;
+  check_one_call(kn, fl, C, K, coef, x, frames, " long", 1, &ref, &one);
   /* calls of random sizes, long and short */
+  run_init(&part, fl, coef, K, K, C, x, frames);
   size_t f = 0;
   while (f < frames) {
     const uint64_t u = rng_next() % 4;
@@ -376,14 +352,10 @@ static void test_long(const fx_kernel_t *kn, int fl, int C, int K)
   CHECK(po <= tol(fl) && ps <= tol(fl) * 10 && rel_hist(&part, &one) <= tol(fl),
         "%s %s long C=%d K=%d: split vs one call out %g state %g", kn->name, fl_name[fl], C, K, po,
         ps);
-  run_call(kn, fl, &nh, 0, K, 0, frames, 0);
-  memcpy(nh.hist, one.hist, (size_t) C * ((size_t) K + 1) * 2 * sizeof(double));
-  CHECK(same_bits(fl, &nh, &one), "%s %s long C=%d K=%d: hist=NULL changes the result", kn->name,
-        fl_name[fl], C, K);
+  check_no_hist(kn, fl, C, K, coef, x, frames, " long", &one);
   run_free(&ref);
   run_free(&one);
   run_free(&part);
-  run_free(&nh);
   free(coef);
   free(x);
 }

@@ -8,19 +8,7 @@
 #include "cascade.h"
 #include "plan.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    checks++;                                                                                      \
-    if (!(cond)) {                                                                                 \
-      failures++;                                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "fxcheck.h"
 
 static fx_sos_t lp_sos[4], hp_sos[2], bq_sos[1];
 

@@ -24,6 +24,8 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstApp", "1.0")  # appsrc/appsink signals need the GstApp typelib
 from gi.repository import Gst  # noqa: E402
 
+from fxcascade import noise, rel_err, ser_db  # noqa: E402,F401 (re-exported for the tests)
+
 Gst.init(None)
 
 DEFAULT_TIMEOUT = 30.0  # seconds for one pipeline run
@@ -302,6 +304,25 @@ def run_pipeline(desc, x, rate=None, split=None, rng=None, timeout=DEFAULT_TIMEO
     return res
 
 
+def set_on_buffer(n, prop, value, name="fx"):
+    """A run_pipeline configure hook: sets prop of the element `name` to value when its n-th
+    buffer reaches its sink pad."""
+
+    def configure(pipeline):
+        fx = pipeline.get_by_name(name)
+        count = [0]
+
+        def on_buffer(pad, info):
+            count[0] += 1
+            if count[0] == n:
+                fx.set_property(prop, value)
+            return Gst.PadProbeReturn.OK
+
+        fx.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+    return configure
+
+
 def assert_clean(res, frames=None):
     """No error, no warning, EOS reached and (optionally) the expected number of frames out."""
     assert not res.errors, "errors on the bus: " + res.error_text()
@@ -321,32 +342,6 @@ def filter_through(desc, x, rate, split="random", rng=None, **kw):
 
 # ------------------------------------------------------------------------------------------------
 # numeric helpers
-
-
-def noise(frames, channels=2, seed=0, dtype=np.float64, amplitude=0.5):
-    """Uniform white noise in [-amplitude, amplitude)."""
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(-amplitude, amplitude, size=(frames, channels))
-    return x.astype(dtype)
-
-
-def rel_err(y, ref):
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    return float(np.linalg.norm(y - ref) / np.linalg.norm(ref))
-
-
-def ser_db(y, ref):
-    """Signal-to-error ratio of y against the reference, in dB (inf when identical, -inf when y is
-    not finite)."""
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if not np.all(np.isfinite(y)):
-        return float("-inf")
-    err = np.linalg.norm(y - ref)
-    if err == 0:
-        return float("inf")
-    return float(20 * np.log10(np.linalg.norm(ref) / err))
 
 
 # Worst errors seen per family, printed at the end of the run (pytest's terminal summary).

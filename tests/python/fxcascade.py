@@ -226,3 +226,48 @@ def gain_apply(x, gain_from, gain_to):
     else:
         fn, t = lib().fx_gain_apply_f64, ctypes.c_double
     fn(x.ctypes.data_as(ctypes.POINTER(t)), frames, channels, float(gain_from), float(gain_to), 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# numeric helpers of the reference tests (also re-exported by conftest)
+
+
+def noise(frames, channels=2, seed=0, dtype=np.float64, amplitude=0.5):
+    """Uniform white noise in [-amplitude, amplitude), shape (frames, channels)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-amplitude, amplitude, size=(frames, channels))
+    return x.astype(dtype)
+
+
+def random_split(frames, seed, lo=1, hi=2000, p_tiny=0.15):
+    """Buffer sizes (summing to frames) drawn from [lo, hi], with probability p_tiny a 1- or
+    2-frame buffer instead."""
+    rng = np.random.default_rng(seed)
+    sizes, left = [], frames
+    while left > 0:
+        n = int(min(left, rng.integers(lo, hi + 1)))
+        if rng.random() < p_tiny:
+            n = min(left, int(rng.integers(1, 3)))  # 1- and 2-frame buffers
+        sizes.append(n)
+        left -= n
+    return sizes
+
+
+def rel_err(y, ref):
+    """Relative error (2-norm) of y against the reference."""
+    y = np.asarray(y, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    return float(np.linalg.norm(y - ref) / np.linalg.norm(ref))
+
+
+def ser_db(y, ref):
+    """Signal-to-error ratio of y against the reference, in dB (inf when identical, -inf when y is
+    not finite)."""
+    y = np.asarray(y, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        return float("-inf")
+    err = np.linalg.norm(y - ref)
+    if err == 0:
+        return float("inf")
+    return float(20 * np.log10(np.linalg.norm(ref) / err))

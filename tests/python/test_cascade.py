@@ -12,46 +12,9 @@ import pytest
 import scipy.signal as sig
 
 import fxcascade as fc
+from fxcascade import noise, random_split, rel_err, ser_db
 
 FS = 48000.0
-
-# ------------------------------------------------------------------------------------------------
-# helpers
-
-
-def noise(frames, channels, seed, dtype=np.float64, amplitude=0.5):
-    rng = np.random.default_rng(seed)
-    return rng.uniform(-amplitude, amplitude, size=(frames, channels)).astype(dtype)
-
-
-def random_split(frames, seed, lo=1, hi=2000):
-    rng = np.random.default_rng(seed)
-    sizes, left = [], frames
-    while left > 0:
-        n = int(min(left, rng.integers(lo, hi + 1)))
-        if rng.random() < 0.15:
-            n = min(left, int(rng.integers(1, 3)))  # 1- and 2-frame buffers
-        sizes.append(n)
-        left -= n
-    return sizes
-
-
-def rel_err(y, ref):
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    return float(np.linalg.norm(y - ref) / np.linalg.norm(ref))
-
-
-def ser_db(y, ref):
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if not np.all(np.isfinite(y)):
-        return float("-inf")
-    err = np.linalg.norm(y - ref)
-    if err == 0:
-        return float("inf")
-    return float(20 * np.log10(np.linalg.norm(ref) / err))
-
 
 DESIGNS = {
     "butter8-lp-1k": lambda: sig.butter(8, 1000, "lowpass", fs=FS, output="sos"),

@@ -13,7 +13,8 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstController", "1.0")
 from gi.repository import Gst, GstController  # noqa: E402
 
-from conftest import assert_clean, noise, record, rel_err, run_pipeline  # noqa: E402
+from conftest import (assert_clean, noise, record, rel_err, run_pipeline,  # noqa: E402
+                      set_on_buffer)
 
 pytestmark = pytest.mark.usefixtures("fx")
 
@@ -117,20 +118,8 @@ def test_set_property_while_playing_keeps_history(order, cutoff, prop, v1):
     x = sine(RATE // 2)
     n_switch = 40  # buffer index
 
-    def configure(pipeline):
-        fx = pipeline.get_by_name("fx")
-        count = [0]
-
-        def on_buffer(pad, info):
-            count[0] += 1
-            if count[0] == n_switch:
-                fx.set_property(prop, v1)
-            return Gst.PadProbeReturn.OK
-
-        fx.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
-
     desc = "fxbutterworth name=fx order=%d cutoff=%r" % (order, cutoff)
-    res = run_pipeline(desc, x, RATE, split=256, configure=configure)
+    res = run_pipeline(desc, x, RATE, split=256, configure=set_on_buffer(n_switch, prop, v1))
     assert_clean(res, frames=x.shape[0])
     ratio = max_step(res.y[int(0.1 * RATE):]) / max_step(x)
     record("set_property click", "ratio", ratio, "%s %s->%g" % (desc, prop, v1))

@@ -6,7 +6,7 @@
 - IIR designs, orders 9-32 (elliptic 9-24): magnitude responses agree within 0.01 dB wherever
   scipy's is above -100 dB.
 - Linkwitz-Riley against the squared Butterworth; RBJ cookbook biquads against the cookbook
-  formulas written out below (independently of the C code).
+  formulas written out in cookbook.py (independently of the C code).
 
 Run: FXDSP_LIB=<build>/tests/libfxdsp_py.so python3 -m pytest -q tests/python/test_design.py
 """
@@ -16,6 +16,7 @@ import pytest
 import scipy.signal as ss
 
 import fxdsp
+from cookbook import rbj
 
 try:  # worst-case figures in the terminal summary, when the shared conftest provides it
     from conftest import record
@@ -230,50 +231,13 @@ def test_linkwitz_riley_is_butterworth_squared(order, noise):
 
 
 # ------------------------------------------------------------------------------------------------
-# RBJ Audio-EQ-Cookbook biquads (formulas as published, written out here)
+# RBJ Audio-EQ-Cookbook biquads (formulas as published, written out in cookbook.py)
 
 
 def cookbook(kind, f0, q, gain_db, fs):
-    A = 10.0 ** (gain_db / 40.0)
-    w0 = 2.0 * np.pi * f0 / fs
-    cw, sw = np.cos(w0), np.sin(w0)
-    alpha = sw / (2.0 * q)
-    if kind == "low-pass":
-        b = [(1 - cw) / 2, 1 - cw, (1 - cw) / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "high-pass":
-        b = [(1 + cw) / 2, -(1 + cw), (1 + cw) / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "band-pass-peak":  # constant skirt gain, peak gain = Q
-        b = [sw / 2, 0.0, -sw / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "band-pass":  # constant 0 dB peak gain
-        b = [alpha, 0.0, -alpha]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "notch":
-        b = [1.0, -2 * cw, 1.0]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "all-pass":
-        b = [1 - alpha, -2 * cw, 1 + alpha]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif kind == "peaking":
-        b = [1 + alpha * A, -2 * cw, 1 - alpha * A]
-        a = [1 + alpha / A, -2 * cw, 1 - alpha / A]
-    elif kind == "low-shelf":
-        r = 2 * np.sqrt(A) * alpha
-        b = [A * ((A + 1) - (A - 1) * cw + r), 2 * A * ((A - 1) - (A + 1) * cw),
-             A * ((A + 1) - (A - 1) * cw - r)]
-        a = [(A + 1) + (A - 1) * cw + r, -2 * ((A - 1) + (A + 1) * cw),
-             (A + 1) + (A - 1) * cw - r]
-    elif kind == "high-shelf":
-        r = 2 * np.sqrt(A) * alpha
-        b = [A * ((A + 1) + (A - 1) * cw + r), -2 * A * ((A - 1) + (A + 1) * cw),
-             A * ((A + 1) + (A - 1) * cw - r)]
-        a = [(A + 1) - (A - 1) * cw + r, 2 * ((A - 1) - (A + 1) * cw),
-             (A + 1) - (A - 1) * cw - r]
-    else:
-        raise ValueError(kind)
-    return np.array([b + a]) / a[0]
+    """The cookbook biquad as one scipy SOS row [b0, b1, b2, 1, a1, a2]."""
+    b, a = rbj(kind, f0, q, gain_db, fs)
+    return np.concatenate([b, a])[np.newaxis, :]
 
 
 @pytest.mark.parametrize("kind", fxdsp.BIQUAD_TYPES)

@@ -12,6 +12,7 @@ import pytest
 import scipy.signal as ss
 
 from conftest import (filter_through, noise, record, rel_err, require_fx, ser_db)
+from cookbook import rbj
 
 pytestmark = pytest.mark.usefixtures("fx")
 
@@ -146,12 +147,17 @@ def check_f64(family, cid, y, sos, x):
         "scipy's float64 sosfilt is off by %.3g)" % (cid, err, err_ld, cond))
 
 
-@pytest.mark.parametrize("case", IIR_CASES, ids=_ids(IIR_CASES))
-def test_iir_f64_matches_scipy(case):
+def check_iir_case(case):
+    """One IIR_CASES-style case through its element (F64, random buffer sizes) against scipy."""
     desc, sos, rate, cid = iir_case(*case)
     x = noise(int(DURATION * rate), 2, seed=zlib.crc32(cid.encode()))
     y = filter_through(desc, x, rate, split="random", rng=case_rng(cid))
     check_f64(case[0], cid, y, sos, x)
+
+
+@pytest.mark.parametrize("case", IIR_CASES, ids=_ids(IIR_CASES))
+def test_iir_f64_matches_scipy(case):
+    check_iir_case(case)
 
 
 MAX_ORDER_CASES = [
@@ -167,10 +173,7 @@ MAX_ORDER_CASES = [
 @pytest.mark.parametrize("case", MAX_ORDER_CASES, ids=_ids(MAX_ORDER_CASES))
 def test_iir_max_order(case):
     """Order 64 (elliptic 24), the top of the range: stable, finite, equal to scipy."""
-    desc, sos, rate, cid = iir_case(*case)
-    x = noise(int(DURATION * rate), 2, seed=zlib.crc32(cid.encode()))
-    y = filter_through(desc, x, rate, split="random", rng=case_rng(cid))
-    check_f64(case[0], cid, y, sos, x)
+    check_iir_case(case)
 
 
 def f32_grid():
@@ -315,55 +318,6 @@ def test_linkwitz_riley_sum_is_allpass(order):
 
 # ------------------------------------------------------------------------------------------------
 # fxbiquad: RBJ Audio-EQ-Cookbook
-
-
-def rbj(btype, f0, q, gain_db, rate):
-    """(b, a) from Robert Bristow-Johnson's Audio-EQ-Cookbook."""
-    A = 10.0 ** (gain_db / 40.0)
-    w0 = 2.0 * np.pi * f0 / rate
-    cw, sw = np.cos(w0), np.sin(w0)
-    alpha = sw / (2.0 * q)
-    sA = np.sqrt(A)
-    if btype == "low-pass":
-        b = [(1 - cw) / 2, 1 - cw, (1 - cw) / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "high-pass":
-        b = [(1 + cw) / 2, -(1 + cw), (1 + cw) / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "band-pass-peak":  # constant skirt gain, peak gain = Q
-        b = [sw / 2, 0.0, -sw / 2]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "band-pass":  # constant 0 dB peak gain
-        b = [alpha, 0.0, -alpha]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "notch":
-        b = [1.0, -2 * cw, 1.0]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "all-pass":
-        b = [1 - alpha, -2 * cw, 1 + alpha]
-        a = [1 + alpha, -2 * cw, 1 - alpha]
-    elif btype == "peaking":
-        b = [1 + alpha * A, -2 * cw, 1 - alpha * A]
-        a = [1 + alpha / A, -2 * cw, 1 - alpha / A]
-    elif btype == "low-shelf":
-        b = [A * ((A + 1) - (A - 1) * cw + 2 * sA * alpha),
-             2 * A * ((A - 1) - (A + 1) * cw),
-             A * ((A + 1) - (A - 1) * cw - 2 * sA * alpha)]
-        a = [(A + 1) + (A - 1) * cw + 2 * sA * alpha,
-             -2 * ((A - 1) + (A + 1) * cw),
-             (A + 1) + (A - 1) * cw - 2 * sA * alpha]
-    elif btype == "high-shelf":
-        b = [A * ((A + 1) + (A - 1) * cw + 2 * sA * alpha),
-             -2 * A * ((A - 1) + (A + 1) * cw),
-             A * ((A + 1) + (A - 1) * cw - 2 * sA * alpha)]
-        a = [(A + 1) - (A - 1) * cw + 2 * sA * alpha,
-             2 * ((A - 1) - (A + 1) * cw),
-             (A + 1) - (A - 1) * cw - 2 * sA * alpha]
-    else:
-        raise ValueError(btype)
-    b = np.array(b) / a[0]
-    a = np.array(a) / a[0]
-    return b, a
 
 
 BIQUAD_TYPES = ["low-pass", "high-pass", "band-pass", "band-pass-peak", "notch", "all-pass",

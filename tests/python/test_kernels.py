@@ -16,8 +16,9 @@ import pytest
 import scipy.signal as sig
 
 import fxcascade as fc
+from fxcascade import noise, rel_err, ser_db
+from test_cascade import EASY, FS, HARD  # the F32 precision cases of the engine tests
 
-FS = 48000.0
 KERNELS = ("scalar", "sse2", "avx2", "avx512")
 
 DESIGNS = {
@@ -27,14 +28,6 @@ DESIGNS = {
     "butter8-lp-50": lambda: sig.butter(8, 50, "lowpass", fs=FS, output="sos"),
     "butter32-bp": lambda: sig.butter(16, [200, 4000], "bandpass", fs=FS, output="sos"),
     "biquad": lambda: sig.butter(2, 3000, "highpass", fs=FS, output="sos"),
-}
-HARD = {
-    "butter8-lp-50": lambda: sig.butter(8, 50, "lowpass", fs=FS, output="sos"),
-    "butter4-hp-20": lambda: sig.butter(4, 20, "highpass", fs=FS, output="sos"),
-}
-EASY = {
-    "butter4-lp-1k": lambda: sig.butter(4, 1000, "lowpass", fs=FS, output="sos"),
-    "cheby1-4-hp-500": lambda: sig.cheby1(4, 1, 500, "highpass", fs=FS, output="sos"),
 }
 CHANNELS = (1, 2, 3, 8, 9, 17, 67)
 
@@ -61,36 +54,8 @@ def kernel(request, monkeypatch):
     return name
 
 
-def noise(frames, channels, seed, dtype=np.float64, amplitude=0.5):
-    rng = np.random.default_rng(seed)
-    return rng.uniform(-amplitude, amplitude, size=(frames, channels)).astype(dtype)
-
-
 def random_split(frames, seed, lo=1, hi=1500):
-    rng = np.random.default_rng(seed)
-    sizes, left = [], frames
-    while left > 0:
-        n = int(min(left, rng.integers(lo, hi + 1)))
-        if rng.random() < 0.2:
-            n = min(left, int(rng.integers(1, 3)))  # 1- and 2-frame buffers
-        sizes.append(n)
-        left -= n
-    return sizes
-
-
-def rel_err(y, ref):
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    return float(np.linalg.norm(y - ref) / np.linalg.norm(ref))
-
-
-def ser_db(y, ref):
-    y = np.asarray(y, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if not np.all(np.isfinite(y)):
-        return float("-inf")
-    err = np.linalg.norm(y - ref)
-    return float("inf") if err == 0 else float(20 * np.log10(np.linalg.norm(ref) / err))
+    return fc.random_split(frames, seed, lo, hi, p_tiny=0.2)
 
 
 def engine(kernel_name, channels, dtype, prec, sos):

@@ -11,7 +11,7 @@ gi.require_version("Gst", "1.0")
 from gi.repository import GObject, Gst  # noqa: E402
 
 from conftest import (FX_ELEMENTS, assert_clean, filter_through, noise, rel_err,  # noqa: E402
-                      run_pipeline)
+                      run_pipeline, set_on_buffer)
 
 pytestmark = pytest.mark.usefixtures("fx")
 
@@ -215,18 +215,7 @@ def test_change_to_invalid_while_playing_is_refused():
     x = noise(12000, 2, seed=8)
     sos = ss.butter(4, 1000, fs=rate, output="sos")
 
-    def configure(pipeline):
-        fx = pipeline.get_by_name("fx")
-        count = [0]
-
-        def on_buffer(pad, info):
-            count[0] += 1
-            if count[0] == 3:
-                fx.set_property("cutoff", 30000.0)
-            return Gst.PadProbeReturn.OK
-
-        fx.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
-
+    configure = set_on_buffer(3, "cutoff", 30000.0)
     res = run_pipeline("fxbutterworth name=fx cutoff=1000 order=4", x, rate, split=1000,
                        configure=configure)
     assert not res.errors, res.error_text()
@@ -272,18 +261,7 @@ def test_sos_invalid_sections_while_playing_refused():
     x = noise(12000, 2, seed=7)
     sos = ss.butter(2, 1500, fs=rate, output="sos")
 
-    def configure(pipeline):
-        fx = pipeline.get_by_name("fx")
-        count = [0]
-
-        def on_buffer(pad, info):
-            count[0] += 1
-            if count[0] == 4:
-                fx.set_property("sections", "1 0 0 1 0 0; 1 0 0 1 -2.5 1.5")
-            return Gst.PadProbeReturn.OK
-
-        fx.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
-
+    configure = set_on_buffer(4, "sections", "1 0 0 1 0 0; 1 0 0 1 -2.5 1.5")
     res = run_pipeline('fxsos name=fx sections="%s"' % " ".join(repr(float(v)) for v in sos[0]),
                        x, rate, split=1000, configure=configure)
     assert not res.errors, res.error_text()
