@@ -158,25 +158,30 @@ typedef struct {
   xgain_t k;
 } zpk_t;
 
+/* prod(-z) and prod(-p) in extended range. */
+static void prod_neg(const zpk_t *f, xcplx_t *nz, xcplx_t *np)
+{
+  *nz = xc_one();
+  *np = xc_one();
+  for (int i = 0; i < f->nz; i++)
+    *nz = xc_mul(*nz, -f->z[i]);
+  for (int i = 0; i < f->np; i++)
+    *np = xc_mul(*np, -f->p[i]);
+}
+
+/* real(prod(-z) / prod(-p)) */
 static xgain_t prod_neg_ratio(const zpk_t *f)
 {
-  /* real(prod(-z) / prod(-p)) */
-  xcplx_t nz = xc_one(), np = xc_one();
-  for (int i = 0; i < f->nz; i++)
-    nz = xc_mul(nz, -f->z[i]);
-  for (int i = 0; i < f->np; i++)
-    np = xc_mul(np, -f->p[i]);
+  xcplx_t nz, np;
+  prod_neg(f, &nz, &np);
   return xc_ratio_real(nz, np);
 }
 
 /* real(prod(-p) / prod(-z)), the prototypes' gain */
 static xgain_t proto_gain(const zpk_t *f)
 {
-  xcplx_t nz = xc_one(), np = xc_one();
-  for (int i = 0; i < f->nz; i++)
-    nz = xc_mul(nz, -f->z[i]);
-  for (int i = 0; i < f->np; i++)
-    np = xc_mul(np, -f->p[i]);
+  xcplx_t nz, np;
+  prod_neg(f, &nz, &np);
   return xc_ratio_real(np, nz);
 }
 
@@ -487,19 +492,23 @@ static void shift_pair(cplx a, double wo, cplx *plus, cplx *minus)
   *minus = r2;
 }
 
+/* Replaces the n roots v by the 2n roots of the band transform: each root r (lp2bp: r bw/2;
+ * lp2bs, `invert`: (bw/2) / r) shifted by +-sqrt(.^2 - wo^2), the + roots first. */
+static void band_shift(cplx *v, int *n, double wo, double bw, int invert)
+{
+  cplx t[ZPK_MAX];
+  const int k = *n;
+  for (int i = 0; i < k; i++)
+    shift_pair(invert ? (bw / 2) / v[i] : v[i] * (bw / 2), wo, &t[i], &t[k + i]);
+  memcpy(v, t, sizeof(cplx) * 2 * k);
+  *n = 2 * k;
+}
+
 static void lp2bp_zpk(zpk_t *f, double wo, double bw)
 {
   int degree = f->np - f->nz;
-  cplx tz[ZPK_MAX], tp[ZPK_MAX];
-  int nz = f->nz, np = f->np;
-  for (int i = 0; i < nz; i++)
-    shift_pair(f->z[i] * (bw / 2), wo, &tz[i], &tz[nz + i]);
-  for (int i = 0; i < np; i++)
-    shift_pair(f->p[i] * (bw / 2), wo, &tp[i], &tp[np + i]);
-  memcpy(f->z, tz, sizeof(cplx) * 2 * nz);
-  memcpy(f->p, tp, sizeof(cplx) * 2 * np);
-  f->nz = 2 * nz;
-  f->np = 2 * np;
+  band_shift(f->z, &f->nz, wo, bw, 0);
+  band_shift(f->p, &f->np, wo, bw, 0);
   for (int i = 0; i < degree; i++)
     f->z[f->nz++] = 0.0;
   for (int i = 0; i < degree; i++)
@@ -509,17 +518,9 @@ static void lp2bp_zpk(zpk_t *f, double wo, double bw)
 static void lp2bs_zpk(zpk_t *f, double wo, double bw)
 {
   int degree = f->np - f->nz;
-  cplx tz[ZPK_MAX], tp[ZPK_MAX];
-  int nz = f->nz, np = f->np;
   f->k = xg_mulg(f->k, prod_neg_ratio(f));
-  for (int i = 0; i < nz; i++)
-    shift_pair((bw / 2) / f->z[i], wo, &tz[i], &tz[nz + i]);
-  for (int i = 0; i < np; i++)
-    shift_pair((bw / 2) / f->p[i], wo, &tp[i], &tp[np + i]);
-  memcpy(f->z, tz, sizeof(cplx) * 2 * nz);
-  memcpy(f->p, tp, sizeof(cplx) * 2 * np);
-  f->nz = 2 * nz;
-  f->np = 2 * np;
+  band_shift(f->z, &f->nz, wo, bw, 1);
+  band_shift(f->p, &f->np, wo, bw, 1);
   for (int i = 0; i < degree; i++)
     f->z[f->nz++] = I * wo;
   for (int i = 0; i < degree; i++)

@@ -7,7 +7,6 @@
 #include "kernel_tblock.h"
 
 #include <immintrin.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Lane masks for partly filled vectors: the first n lanes. */

@@ -16,13 +16,9 @@
  *   K_LOADIO_PART(p,n) K_STOREIO_PART(p,v,n)         optional: the first n lanes only (masked)
  *   K_NARROW_RANGE   optional: a narrower kernel's range function for the same flavour
  *   K_FMA(a,b,c) = a*b+c   K_MUL(a,b)                (vector)
- *   K_SFMA(a,b,c) K_SMUL(a,b)                        (scalar, the same arithmetic per lane;
- *                                                    K_SMUL defaults to a plain a*b)
+ *   K_SFMA(a,b,c)                                    (scalar, the same arithmetic per lane)
  *   K_ROT(v)      lane l <- lane l-1, lane 0 <- lane W-1
  *   K_INS0(a,b)   a with lane 0 replaced by lane 0 of b
- *   K_WV K_WW K_WVM K_WSET1 K_WLOAD K_WSTORE K_WFMA K_WMUL K_WROT K_WINS0 K_WMASK K_WSEL
- *                 the same for the wavefront's vectors (they may differ from the channel
- *                 vectors' type, e.g. be narrower; by default they are the channel vectors');
  *   K_WSEL_T K_WSEL_MAKE(l) K_WEXTRACT(v,sel)   lane l of a wavefront vector as a K_T (sel is
  *                 made once per pass, outside the loop).
  *   K_MASK(ki,lo,hi)   lanes where lo < ki <= hi      K_SEL(m,a,b)  m ? a : b
@@ -63,25 +59,7 @@
  *   - the last (up to) two frames of a call go through a scalar per-frame loop that also records
  *     the boundary history (kernel.h) when a history is wanted. */
 
-/* Defaults (kernel_simd_end.h #undefs them with the type's macros): scalar multiply, and
- * wavefront vectors of the channel vectors' type. */
-#ifndef K_SMUL
-#define K_SMUL(a, b) ((a) * (b))
-#endif
-#ifndef K_WV
-#define K_WV K_V
-#define K_WW K_W
-#define K_WVM K_VM
-#define K_WSET1 K_SET1
-#define K_WLOAD K_LOAD
-#define K_WSTORE K_STORE
-#define K_WFMA K_FMA
-#define K_WMUL K_MUL
-#define K_WROT K_ROT
-#define K_WINS0 K_INS0
-#define K_WMASK K_MASK
-#define K_WSEL K_SEL
-#endif
+#include "kernel_fpmode.h"
 
 #define K_CAT2(a, b) a##_##b
 #define K_CAT(a, b) K_CAT2(a, b)
@@ -106,7 +84,7 @@ static K_T K_FN(rec_frame)(const K_T *coef, K_T *st, int K, double *h, K_T v)
     h[2 * s] = (double) v;
     const K_T y = K_SFMA(c[0], v, st[2 * s]);
     st[2 * s] = K_SFMA(-c[3], y, K_SFMA(c[1], v, st[2 * s + 1]));
-    st[2 * s + 1] = K_SFMA(-c[4], y, K_SMUL(c[2], v));
+    st[2 * s + 1] = K_SFMA(-c[4], y, c[2] * v);
     v = y;
   }
   h[2 * K + 1] = h[2 * K];
@@ -265,30 +243,30 @@ static void K_FN(cv)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
 /* Wavefront: one step for P channels with M vectors each. `masked`: update only lanes holding a
  * sample (lo < k <= hi). Writes the output of the last section (lane G-1) to buf[p][t-G+1] when
  * t >= G-1, then shifts the outputs up one lane and feeds sample t+1 into lane 0. */
-K_AI void K_FN(wf_step)(const K_WSEL_T lsel, const K_WV *cb0, const K_WV *cb1, const K_WV *cb2,
-                        const K_WV *ca1, const K_WV *ca2, const K_WV *ki, K_WV (*x)[K_WFM],
-                        K_WV (*z1)[K_WFM], K_WV (*z2)[K_WFM], K_T **buf, size_t t, size_t n, int G,
+K_AI void K_FN(wf_step)(const K_WSEL_T lsel, const K_V *cb0, const K_V *cb1, const K_V *cb2,
+                        const K_V *ca1, const K_V *ca2, const K_V *ki, K_V (*x)[K_WFM],
+                        K_V (*z1)[K_WFM], K_V (*z2)[K_WFM], K_T **buf, size_t t, size_t n, int G,
                         const int M, const int P, const int masked)
 {
-  K_WV y[2][K_WFM];
-  K_WVM m[K_WFM];
+  K_V y[2][K_WFM];
+  K_VM m[K_WFM];
   if (masked) {
-    const K_WV lo = K_WSET1((K_T) ((double) t - (double) n)), hi = K_WSET1((K_T) t);
+    const K_V lo = K_SET1((K_T) ((double) t - (double) n)), hi = K_SET1((K_T) t);
 #pragma GCC unroll 8
     for (int j = 0; j < M; j++)
-      m[j] = K_WMASK(ki[j], lo, hi);
+      m[j] = K_MASK(ki[j], lo, hi);
   }
 #pragma GCC unroll 2
   for (int p = 0; p < P; p++) {
 #pragma GCC unroll 8
     for (int j = 0; j < M; j++) {
-      const K_WV xv = x[p][j];
-      y[p][j] = K_WFMA(cb0[j], xv, z1[p][j]);
-      const K_WV n1 = K_WFMA(ca1[j], y[p][j], K_WFMA(cb1[j], xv, z2[p][j]));
-      const K_WV n2 = K_WFMA(ca2[j], y[p][j], K_WMUL(cb2[j], xv));
+      const K_V xv = x[p][j];
+      y[p][j] = K_FMA(cb0[j], xv, z1[p][j]);
+      const K_V n1 = K_FMA(ca1[j], y[p][j], K_FMA(cb1[j], xv, z2[p][j]));
+      const K_V n2 = K_FMA(ca2[j], y[p][j], K_MUL(cb2[j], xv));
       if (masked) {
-        z1[p][j] = K_WSEL(m[j], n1, z1[p][j]);
-        z2[p][j] = K_WSEL(m[j], n2, z2[p][j]);
+        z1[p][j] = K_SEL(m[j], n1, z1[p][j]);
+        z2[p][j] = K_SEL(m[j], n2, z2[p][j]);
       } else {
         z1[p][j] = n1;
         z2[p][j] = n2;
@@ -301,29 +279,29 @@ K_AI void K_FN(wf_step)(const K_WSEL_T lsel, const K_WV *cb0, const K_WV *cb1, c
     if (!masked || t + 1 >= (size_t) G) {
       buf[p][t + 1 - (size_t) G] = K_WEXTRACT(y[p][M - 1], lsel);
     }
-    K_WV r[K_WFM];
+    K_V r[K_WFM];
 #pragma GCC unroll 8
     for (int j = 0; j < M; j++)
-      r[j] = K_WROT(y[p][j]);
-    x[p][0] = K_WINS0(r[0], K_WSET1(buf[p][next]));
+      r[j] = K_ROT(y[p][j]);
+    x[p][0] = K_INS0(r[0], K_SET1(buf[p][next]));
 #pragma GCC unroll 8
     for (int j = 1; j < M; j++)
-      x[p][j] = K_WINS0(r[j], r[j - 1]);
+      x[p][j] = K_INS0(r[j], r[j - 1]);
   }
 }
 
-/* Wavefront over n samples of buf[0..P-1] for sections 0..G-1 (G <= M * K_WW) of coef, the
+/* Wavefront over n samples of buf[0..P-1] for sections 0..G-1 (G <= M * K_W) of coef, the
  * state of channel p at st[p]. */
 K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, const int M,
                          const int P)
 {
-  K_WV cb0[K_WFM], cb1[K_WFM], cb2[K_WFM], ca1[K_WFM], ca2[K_WFM], ki[K_WFM];
-  K_WV x[2][K_WFM], z1[2][K_WFM], z2[2][K_WFM];
-  _Alignas(64) K_T t[6][K_WW];
+  K_V cb0[K_WFM], cb1[K_WFM], cb2[K_WFM], ca1[K_WFM], ca2[K_WFM], ki[K_WFM];
+  K_V x[2][K_WFM], z1[2][K_WFM], z2[2][K_WFM];
+  _Alignas(64) K_T t[6][K_W];
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
-    for (int l = 0; l < K_WW; l++) {
-      const int k = j * K_WW + l;
+    for (int l = 0; l < K_W; l++) {
+      const int k = j * K_W + l;
       const int on = k < G;
       t[0][l] = on ? coef[5 * k] : (K_T) 0;
       t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
@@ -332,30 +310,30 @@ K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, 
       t[4][l] = on ? -coef[5 * k + 4] : (K_T) 0;
       t[5][l] = (K_T) k;
     }
-    cb0[j] = K_WLOAD(t[0]);
-    cb1[j] = K_WLOAD(t[1]);
-    cb2[j] = K_WLOAD(t[2]);
-    ca1[j] = K_WLOAD(t[3]);
-    ca2[j] = K_WLOAD(t[4]);
-    ki[j] = K_WLOAD(t[5]);
+    cb0[j] = K_LOAD(t[0]);
+    cb1[j] = K_LOAD(t[1]);
+    cb2[j] = K_LOAD(t[2]);
+    ca1[j] = K_LOAD(t[3]);
+    ca2[j] = K_LOAD(t[4]);
+    ki[j] = K_LOAD(t[5]);
 #pragma GCC unroll 2
     for (int p = 0; p < P; p++) {
-      for (int l = 0; l < K_WW; l++) {
-        const int k = j * K_WW + l;
+      for (int l = 0; l < K_W; l++) {
+        const int k = j * K_W + l;
         t[0][l] = k < G ? st[p][2 * k] : (K_T) 0;
         t[1][l] = k < G ? st[p][2 * k + 1] : (K_T) 0;
         t[2][l] = (K_T) 0;
       }
-      z1[p][j] = K_WLOAD(t[0]);
-      z2[p][j] = K_WLOAD(t[1]);
-      x[p][j] = K_WLOAD(t[2]);
+      z1[p][j] = K_LOAD(t[0]);
+      z2[p][j] = K_LOAD(t[1]);
+      x[p][j] = K_LOAD(t[2]);
     }
   }
 #pragma GCC unroll 2
   for (int p = 0; p < P; p++)
-    x[p][0] = K_WINS0(x[p][0], K_WSET1(buf[p][0]));
-  /* The last section, G-1, is lane (G-1) % K_WW of vector M-1. */
-  const K_WSEL_T lsel = K_WSEL_MAKE((G - 1) % K_WW);
+    x[p][0] = K_INS0(x[p][0], K_SET1(buf[p][0]));
+  /* The last section, G-1, is lane (G-1) % K_W of vector M-1. */
+  const K_WSEL_T lsel = K_WSEL_MAKE((G - 1) % K_W);
   /* Steps 0 .. n+G-2: masked while the wavefront fills (t < G-1) and drains (t >= n). */
   const size_t g1 = (size_t) G - 1, steps = n + g1;
   const size_t a = g1 < n ? g1 : n;
@@ -370,10 +348,10 @@ K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, 
   for (int j = 0; j < M; j++) {
 #pragma GCC unroll 2
     for (int p = 0; p < P; p++) {
-      K_WSTORE(t[0], z1[p][j]);
-      K_WSTORE(t[1], z2[p][j]);
-      for (int l = 0; l < K_WW; l++) {
-        const int k = j * K_WW + l;
+      K_STORE(t[0], z1[p][j]);
+      K_STORE(t[1], z2[p][j]);
+      for (int l = 0; l < K_W; l++) {
+        const int k = j * K_W + l;
         if (k < G) {
           st[p][2 * k] = t[0][l];
           st[p][2 * k + 1] = t[1][l];
@@ -398,7 +376,7 @@ K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, 
 
 static void K_FN(wf_sections)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, int P)
 {
-  const int M = (G + K_WW - 1) / K_WW;
+  const int M = (G + K_W - 1) / K_W;
   if (P == 2) {
     switch (M) {
       K_WF_CASES(2)
@@ -424,7 +402,7 @@ static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
   K_T b[2][K_WF_BLOCK];
   const size_t sstride = 2 * (size_t) kstride;
   /* sections per pass: two channels interleaved hold twice the vectors, so half as many */
-  const int cap = (P == 2 && K_WFM > 2 ? K_WFM / 2 : K_WFM) * K_WW;
+  const int cap = (P == 2 && K_WFM > 2 ? K_WFM / 2 : K_WFM) * K_W;
   const int ngroups = (K + cap - 1) / cap;
   for (size_t f0 = 0; f0 < frames; f0 += K_WF_BLOCK) {
     const size_t n = frames - f0 < K_WF_BLOCK ? frames - f0 : K_WF_BLOCK;
@@ -629,9 +607,8 @@ static void K_FN(tb_pass)(const K_T *coef, K_T *lst, int K, K_IO *data, int P, s
  * initial states in sequence (s_{j+1} = end_j + A^len s_j, in double: the new state), and a
  * correction pass (y += C A^n s_j). Returns the frames done (0: no plan, nothing done). */
 static size_t K_FN(tb)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
-                       size_t C, int P)
+                       int P)
 {
-  (void) C; /* == P */
   fx_tb_plan_t *pl = K_TB_PLAN(coef, K);
   if (!pl)
     return 0;
@@ -693,7 +670,7 @@ void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t
 #ifdef K_TB_PLAN
   if (c0 == 0 && nch == C && nch <= 2 && K >= 1 && K <= K_TB_KMAX((int) nch)) {
     while (frames >= K_TB_MIN) {
-      const size_t done = K_FN(tb)(coef, state, K, kstride, data, frames, C, (int) nch);
+      const size_t done = K_FN(tb)(coef, state, K, kstride, data, frames, (int) nch);
       if (!done)
         break;
       data += done * C;
@@ -731,8 +708,8 @@ static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride
 {
   if (frames == 0 || channels <= 0)
     return;
-  const unsigned int csr = _mm_getcsr();
-  _mm_setcsr(csr | 0x8040u); /* FTZ | DAZ */
+  fx_fpmode_t mode;
+  fpmode_enter(&mode);
   const size_t C = (size_t) channels;
   /* The last (up to) two frames always go apart, so that the body (and the time-block path's
    * blocks) are the same with or without a history. */
@@ -753,7 +730,7 @@ static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride
       }
     }
   }
-  _mm_setcsr(csr);
+  fpmode_leave(&mode);
 }
 
 #undef K_NAME

@@ -14,7 +14,6 @@
 
 typedef struct {
   int used;       /* 0: empty */
-  int isf;        /* key: float coefficients */
   int K;          /* key: sections */
   uint64_t stamp; /* last use (LRU) */
   double key[5 * FX_TB_KMAX];
@@ -61,8 +60,8 @@ static fx_tb_cache_t *cache_get(void)
   return c;
 }
 
-/* Builds T, P0 (double and float) from double coefficients: the cascade run with zero input from
- * each unit state, in double. */
+/* Builds Tt, P0 (double and float) from double coefficients: the cascade run with zero input from
+ * each unit state, in extended precision. */
 static void plan_build(fx_tb_plan_t *p, const double *cd)
 {
   const int K = p->K, n2 = p->n2;
@@ -80,16 +79,7 @@ static void plan_build(fx_tb_plan_t *p, const double *cd)
         z[2 * k + 1] = c[2] * v - c[4] * y;
         v = y;
       }
-      p->T[(size_t) r * (size_t) n2 + (size_t) m] = (double) v;
-    }
-    for (int i = 0; i < n2; i++) {
-      p->P0[(size_t) i * (size_t) n2 + (size_t) m] = (double) z[i];
-      p->pw[(size_t) i * (size_t) n2 + (size_t) m] = z[i];
-    }
-  }
-  for (int m = 0; m < n2; m++)
-    for (int r = 0; r < FX_TB_B; r++) {
-      const double t = p->T[(size_t) r * (size_t) n2 + (size_t) m];
+      const double t = (double) v;
       p->Tt[0][(size_t) m * FX_TB_B + (size_t) r] = t;
       p->Ttf[0][(size_t) m * FX_TB_B + (size_t) r] = (float) t;
       for (int c = 0; c < 2; c++) {
@@ -97,13 +87,18 @@ static void plan_build(fx_tb_plan_t *p, const double *cd)
         p->Ttf[1][(size_t) m * 2 * FX_TB_B + 2 * (size_t) r + (size_t) c] = (float) t;
       }
     }
+    for (int i = 0; i < n2; i++) {
+      p->P0[(size_t) i * (size_t) n2 + (size_t) m] = (double) z[i];
+      p->pw[(size_t) i * (size_t) n2 + (size_t) m] = z[i];
+    }
+  }
   for (size_t i = 0; i < (size_t) n2 * (size_t) n2; i++) {
     p->P0f[i] = (float) p->P0[i];
   }
   p->npow = 1;
 }
 
-static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
+static fx_tb_plan_t *plan_get(const double *cd, int K)
 {
   if (K < 1 || K > FX_TB_KMAX)
     return NULL;
@@ -114,7 +109,7 @@ static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
   fx_tb_slot_t *victim = &c->slot[0];
   for (int i = 0; i < FX_TB_SLOTS; i++) {
     fx_tb_slot_t *s = &c->slot[i];
-    if (s->used && s->K == K && s->isf == isf && memcmp(s->key, cd, nk) == 0) {
+    if (s->used && s->K == K && memcmp(s->key, cd, nk) == 0) {
       s->stamp = ++c->clock;
       return &s->plan;
     }
@@ -128,7 +123,7 @@ static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
   }
   const size_t n2 = 2 * (size_t) K;
   const size_t nT = (size_t) FX_TB_B * n2, nP = n2 * n2;
-  const size_t bytes = (4 * nT + nP) * sizeof(double) +
+  const size_t bytes = (3 * nT + nP) * sizeof(double) +
                        (size_t) FX_TB_NPOW * nP * sizeof(long double) +
                        (3 * nT + nP) * sizeof(float);
   if (!victim->mem) /* 64-byte aligned: the kernels load table rows as aligned vectors */
@@ -140,10 +135,9 @@ static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
   fx_tb_plan_t *p = &victim->plan;
   p->K = K;
   p->n2 = (int) n2;
-  p->T = d;
-  p->Tt[0] = d + nT;
-  p->Tt[1] = d + 2 * nT;
-  p->P0 = d + 4 * nT;
+  p->Tt[0] = d;
+  p->Tt[1] = d + nT;
+  p->P0 = d + 3 * nT;
   p->pw = (long double *) (p->P0 + nP);
   p->Ttf[0] = (float *) (p->pw + (size_t) FX_TB_NPOW * nP);
   p->Ttf[1] = p->Ttf[0] + nT;
@@ -151,7 +145,6 @@ static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
   plan_build(p, cd);
   memcpy(victim->key, cd, nk);
   victim->K = K;
-  victim->isf = isf;
   victim->used = 1;
   victim->stamp = ++c->clock;
   return p;
@@ -159,7 +152,7 @@ static fx_tb_plan_t *plan_get(const double *cd, int K, int isf)
 
 fx_tb_plan_t *fx_tb_plan_d(const double *coef, int K)
 {
-  return plan_get(coef, K, 0);
+  return plan_get(coef, K);
 }
 
 fx_tb_plan_t *fx_tb_plan_f(const float *coef, int K)
@@ -169,7 +162,7 @@ fx_tb_plan_t *fx_tb_plan_f(const float *coef, int K)
   double cd[5 * FX_TB_KMAX];
   for (int i = 0; i < 5 * K; i++)
     cd[i] = (double) coef[i];
-  return plan_get(cd, K, 1);
+  return plan_get(cd, K);
 }
 
 void fx_tb_advance(fx_tb_plan_t *p, size_t q, double *s)

@@ -8,22 +8,23 @@
  *     y[n] = y_zero_state[n] + C A^n s,        s_next = s_end_zero_state + A^len s,
  * A being the cascade's 2K x 2K state transition with zero input, C its output row. A plan holds,
  * for one coefficient set, in double (and float for single-precision kernels):
- *   T  [FX_TB_B][2K]   row r = C A^r: the output after r zero-input steps from each unit state
- *                      (also transposed, and interleaved for stereo: Tt, Ttf);
+ *   Tt [2K][FX_TB_B]   column r = C A^r: the output after r zero-input steps from each unit
+ *                      state (and interleaved for stereo; Ttf: the same in float);
  *   P0 [2K][2K]        A^FX_TB_B, row-major (to advance a ZIR state by one sub-block);
  *   powers A^(FX_TB_B 2^i), built on demand, to advance a state by a whole block (fx_tb_advance).
- * So a block of any length q * FX_TB_B needs only FX_TB_B table rows: at each sub-block boundary
- * the ZIR state advances by P0 (s <- A^B s) and the rows start again.
+ * So a block of any length q * FX_TB_B needs only FX_TB_B table columns: at each sub-block
+ * boundary the ZIR state advances by P0 (s <- A^B s) and the columns start again.
  *
  * Plans live in a small per-thread cache keyed by the coefficients' values (an LRU of
- * FX_TB_SLOTS entries), built when a coefficient set is first seen by a time-block call and freed
- * when the thread exits. No locking; allocation only when a new coefficient set is seen. */
+ * FX_TB_SLOTS entries; float coefficients are keyed by their values as doubles, the plan being
+ * the same), built when a coefficient set is first seen by a time-block call and freed when the
+ * thread exits. No locking; allocation only when a new coefficient set is seen. */
 #ifndef FX_KERNEL_TBLOCK_H
 #define FX_KERNEL_TBLOCK_H
 
 #include <stddef.h>
 
-/* Sub-block length (rows of T); block lengths are multiples of it. */
+/* Sub-block length (columns of Tt); block lengths are multiples of it. */
 #define FX_TB_B 64
 /* Largest section count the time-block path takes (state vectors of 2 * FX_TB_KMAX). */
 #define FX_TB_KMAX 12
@@ -34,8 +35,7 @@
 typedef struct {
   int K, n2;       /* sections, n2 = 2K */
   int npow;        /* powers built so far */
-  double *T;       /* [FX_TB_B][n2] */
-  double *Tt[2];   /* Tt[P-1]: [n2][FX_TB_B * P]: Tt[P-1][m][r * P + c] = T[r][m] (P channels) */
+  double *Tt[2];   /* Tt[P-1]: [n2][FX_TB_B * P]: Tt[P-1][m][r * P + c] = (C A^r)[m] (P channels) */
   float *Ttf[2];   /* the same, float */
   double *P0;      /* [n2][n2] A^FX_TB_B */
   float *P0f;      /* the same, float */

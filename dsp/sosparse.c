@@ -107,7 +107,9 @@ static int read_number(fx_scan_t *s, double *out)
   return 1;
 }
 
-/* Checks and stores one row. */
+/* Checks and stores one row (fx_sos_from_row normalises it and checks the result: finite after
+ * the division by a0, stable). A row that does not fit is FX_ERR_CAPACITY only once its own
+ * numbers are finite and a0 != 0. */
 static fx_status_t emit_row(const double v[6], int row, fx_sos_t *sos, int capacity)
 {
   for (int i = 0; i < 6; i++)
@@ -117,18 +119,7 @@ static fx_status_t emit_row(const double v[6], int row, fx_sos_t *sos, int capac
     return FX_ERR_A0;
   if (row >= capacity)
     return FX_ERR_CAPACITY;
-  fx_sos_t out;
-  fx_status_t st = fx_sos_from_row(v, &out);
-  if (st != FX_OK)
-    return st;
-  /* a0 normalisation may overflow (tiny a0) */
-  if (!isfinite(out.b0) || !isfinite(out.b1) || !isfinite(out.b2) || !isfinite(out.a1) ||
-      !isfinite(out.a2))
-    return FX_ERR_NONFINITE;
-  if (!fx_sos_is_stable(&out))
-    return FX_ERR_UNSTABLE;
-  sos[row] = out;
-  return FX_OK;
+  return fx_sos_from_row(v, &sos[row]);
 }
 
 /* Plain form: rows separated by ';'. */
