@@ -560,22 +560,6 @@ void fx_cascade_set_crossfade(fx_cascade_t *c, size_t frames)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Coefficient checks */
-
-static int is_finite5(const fx_sos_t *s)
-{
-  return isfinite(s->b0) && isfinite(s->b1) && isfinite(s->b2) && isfinite(s->a1) &&
-         isfinite(s->a2);
-}
-
-/* Both poles strictly inside the unit circle (Jury conditions for 1 + a1 z^-1 + a2 z^-2). Local
- * so that the engine does not depend on the design module's behaviour. */
-static int stable(const fx_sos_t *s)
-{
-  return fabs(s->a2) < 1.0 && fabs(s->a1) < 1.0 + s->a2;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Section balancing
  *
  * Designs in scipy's form put the whole gain in the first section (1e-23 and less at low
@@ -1107,9 +1091,9 @@ static fx_status_t check_stage(const fx_cascade_stage_t *st)
   if (!isfinite(st->gain))
     return FX_ERR_GAIN;
   for (int s = 0; s < st->n; s++) {
-    if (!is_finite5(&st->sos[s]))
+    if (!fx_sos_is_finite(&st->sos[s]))
       return FX_ERR_NONFINITE;
-    if (!stable(&st->sos[s]))
+    if (!fx_sos_is_stable(&st->sos[s]))
       return FX_ERR_UNSTABLE;
   }
   /* The gain must not overflow the first numerator. */

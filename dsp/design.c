@@ -844,7 +844,7 @@ int fx_sos_is_stable(const fx_sos_t *s)
   return fabs(a2) < 1.0 && fabs(a1) < 1.0 + a2;
 }
 
-static int sos_finite(const fx_sos_t *s)
+int fx_sos_is_finite(const fx_sos_t *s)
 {
   return isfinite(s->b0) && isfinite(s->b1) && isfinite(s->b2) && isfinite(s->a1) &&
          isfinite(s->a2);
@@ -865,7 +865,7 @@ fx_status_t fx_sos_from_row(const double row[6], fx_sos_t *out)
   s.b2 = row[2] / row[3];
   s.a1 = row[4] / row[3];
   s.a2 = row[5] / row[3];
-  if (!sos_finite(&s))
+  if (!fx_sos_is_finite(&s))
     return FX_ERR_NONFINITE;
   if (!fx_sos_is_stable(&s))
     return FX_ERR_UNSTABLE;
@@ -970,7 +970,7 @@ static fx_status_t finish(zpk_t *f, fx_sos_t *sos, int capacity, int *n_sections
   if (n < 0)
     return FX_ERR_NONFINITE;
   for (int i = 0; i < n; i++) {
-    if (!sos_finite(&sos[i]))
+    if (!fx_sos_is_finite(&sos[i]))
       return FX_ERR_NONFINITE;
     if (!fx_sos_is_stable(&sos[i]))
       return FX_ERR_UNSTABLE;

@@ -112,6 +112,9 @@ fx_status_t fx_design_biquad(fx_biquad_type_t type, double frequency, double q, 
 /* Normalises one row b0 b1 b2 a0 a1 a2 (scipy's sos layout) by a0 and checks it. */
 fx_status_t fx_sos_from_row(const double row[6], fx_sos_t *out);
 
+/* 1 when all five coefficients of the section are finite. */
+int fx_sos_is_finite(const fx_sos_t *s);
+
 /* 1 when both poles of the section lie strictly inside the unit circle. */
 int fx_sos_is_stable(const fx_sos_t *s);
 
