@@ -37,9 +37,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_biquad_debug);
 #define MIN_GAIN (-120.0)
 #define MAX_GAIN 120.0
 
-#define DSP_PARAM_FLAGS                                                                            \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
-
 enum {
   PROP_0,
   PROP_TYPE,
@@ -120,24 +117,24 @@ static void gst_fx_biquad_class_init(GstFxBiquadClass *klass)
       g_param_spec_enum("type", "Type",
                         "Filter type (RBJ Audio-EQ-Cookbook); gain applies to peaking and the "
                         "shelves",
-                        GST_TYPE_FX_BIQUAD_TYPE, DEFAULT_TYPE, DSP_PARAM_FLAGS));
+                        GST_TYPE_FX_BIQUAD_TYPE, DEFAULT_TYPE, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_FREQUENCY,
       g_param_spec_double("frequency", "Frequency",
                           "Centre or corner frequency in Hz; must be inside (0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_FREQUENCY, DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_FREQUENCY, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_Q,
       g_param_spec_double("q", "Q",
                           "Quality factor (0.001..1000; 0.7071 = Butterworth; the slope for "
                           "shelves)",
-                          MIN_Q, MAX_Q, DEFAULT_Q, DSP_PARAM_FLAGS));
+                          MIN_Q, MAX_Q, DEFAULT_Q, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_GAIN,
       g_param_spec_double("gain", "Gain",
                           "Boost (positive) or cut (negative) in dB for peaking and shelves "
                           "(-120..120)",
-                          MIN_GAIN, MAX_GAIN, DEFAULT_GAIN, DSP_PARAM_FLAGS));
+                          MIN_GAIN, MAX_GAIN, DEFAULT_GAIN, GST_FX_DSP_PARAM_FLAGS));
 
   gst_element_class_set_static_metadata(
       element_class, "Biquad filter", "Filter/Effect/Audio",

@@ -144,6 +144,7 @@ static void gst_fx_chain_dispose(GObject *object);
 static void gst_fx_chain_finalize(GObject *object);
 static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
                                                       GstStateChange transition);
+static void stats_remove(GstFxChain *self);
 
 static void gst_fx_chain_class_init(GstFxChainClass *klass)
 {
@@ -227,10 +228,7 @@ static void gst_fx_chain_dispose(GObject *object)
   GstFxChain *self = GST_FX_CHAIN(object);
 
   g_rec_mutex_lock(&self->wire_lock);
-  if (self->stats_pad) {
-    gst_pad_remove_probe(self->stats_pad, self->stats_probe);
-    gst_clear_object(&self->stats_pad);
-  }
+  stats_remove(self);
   g_ptr_array_set_size(self->links, 0);
   g_ptr_array_set_size(self->stages, 0);
   g_ptr_array_set_size(self->order, 0);
@@ -1000,18 +998,12 @@ static gchar *backends(GstFxChain *self)
   for (guint i = 0; i < self->stages->len; i++) {
     Stage *st = g_ptr_array_index(self->stages, i);
     gchar *b;
-    gboolean dup = FALSE;
 
     if (!st->element || !GST_IS_FX_IIR(st->element))
       continue;
     b = stage_backend(st->element);
-    if (strcmp(b, "none") == 0 && self->stages->len > 1) {
-      g_free(b);
-      continue;
-    }
-    for (guint k = 0; k < seen->len && !dup; k++)
-      dup = strcmp(g_ptr_array_index(seen, k), b) == 0;
-    if (dup) {
+    if ((strcmp(b, "none") == 0 && self->stages->len > 1) ||
+        g_ptr_array_find_with_equal_func(seen, b, g_str_equal, NULL)) {
       g_free(b);
       continue;
     }

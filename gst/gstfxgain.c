@@ -34,9 +34,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_gain_debug);
 #define MIN_GAIN (-120.0)
 #define MAX_GAIN 60.0
 
-#define DSP_PARAM_FLAGS                                                                            \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
-
 enum {
   PROP_0,
   PROP_GAIN,
@@ -52,18 +49,15 @@ struct _GstFxGain {
   gint serial; /* atomic: bumped by every change of gain or clip (lock-free check per buffer) */
 
   /* Stream state (streaming thread). */
-  double current; /* the linear gain the last buffer ended with */
+  double target;     /* the linear gain for this buffer (set by before_transform) */
+  gboolean clip_now; /* clip for this buffer (set by before_transform) */
+  double current;    /* the linear gain the last buffer ended with */
   gboolean have_current;
   gboolean is_f64;
 };
 
 G_DEFINE_TYPE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER)
 GST_ELEMENT_REGISTER_DEFINE(fxgain, "fxgain", GST_RANK_NONE, GST_TYPE_FX_GAIN);
-
-#define FX_GAIN_CAPS                                                                               \
-  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
-      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
-           "MAX ]"
 
 guint gst_fx_gain_get_serial(GstFxGain *self)
 {
@@ -112,18 +106,18 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
       gobject_class, PROP_GAIN,
       g_param_spec_double("gain", "Gain",
                           "Gain in dB (-120..60); changes are ramped over one buffer", MIN_GAIN,
-                          MAX_GAIN, DEFAULT_GAIN, DSP_PARAM_FLAGS));
+                          MAX_GAIN, DEFAULT_GAIN, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(gobject_class, PROP_CLIP,
                                   g_param_spec_boolean("clip", "Clip",
                                                        "Hard-clip the output to [-1, 1]",
-                                                       DEFAULT_CLIP, DSP_PARAM_FLAGS));
+                                                       DEFAULT_CLIP, GST_FX_DSP_PARAM_FLAGS));
 
   gst_element_class_set_static_metadata(element_class, "Gain", "Filter/Effect/Audio",
                                         "Gain in dB with a click-free per-sample ramp on "
                                         "changes and optional hard clipping to [-1, 1]",
                                         "gst-fx developers");
 
-  caps = gst_caps_from_string(FX_GAIN_CAPS);
+  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
   gst_caps_unref(caps);
 
@@ -138,6 +132,7 @@ static void gst_fx_gain_init(GstFxGain *self)
 {
   self->gain_db = DEFAULT_GAIN;
   self->clip = DEFAULT_CLIP;
+  self->target = 1.0;
   self->current = 1.0;
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
@@ -176,22 +171,17 @@ static gboolean gst_fx_gain_start(GstBaseTransform *trans)
 static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
 {
   GstFxGain *self = GST_FX_GAIN(trans);
-  GstClockTime timestamp, stream_time;
   double target;
   gboolean clip, passthrough;
 
-  timestamp = GST_BUFFER_TIMESTAMP(buffer);
-  stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
-
-  GST_LOG_OBJECT(self, "sync to %" GST_TIME_FORMAT, GST_TIME_ARGS(timestamp));
-
-  if (GST_CLOCK_TIME_IS_VALID(stream_time))
-    gst_object_sync_values(GST_OBJECT(self), stream_time);
+  gst_fx_sync_controllers(trans, buffer);
 
   GST_OBJECT_LOCK(self);
   target = fx_gain_db_to_linear(self->gain_db);
   clip = self->clip;
   GST_OBJECT_UNLOCK(self);
+  self->target = target;
+  self->clip_now = clip;
 
   /* Passthrough only when nothing changes: unity gain now and at the end of the last buffer. */
   passthrough = !clip && target == 1.0 && (!self->have_current || self->current == 1.0);
@@ -210,8 +200,7 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   gint channels = GST_AUDIO_INFO_CHANNELS(&filter->info);
   gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
   GstMapInfo map;
-  double target, from;
-  gboolean clip;
+  double target = self->target, from;
   size_t frames;
 
   if (bpf == 0 || channels < 1) {
@@ -219,11 +208,7 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  GST_OBJECT_LOCK(self);
-  target = fx_gain_db_to_linear(self->gain_db);
-  clip = self->clip;
-  GST_OBJECT_UNLOCK(self);
-
+  /* target and clip_now: set by before_transform for this buffer. */
   from = self->have_current ? self->current : target;
 
   if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
@@ -233,9 +218,9 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   frames = map.size / bpf;
   if (frames > 0) {
     if (self->is_f64)
-      fx_gain_apply_f64((double *) map.data, frames, channels, from, target, clip);
+      fx_gain_apply_f64((double *) map.data, frames, channels, from, target, self->clip_now);
     else
-      fx_gain_apply_f32((float *) map.data, frames, channels, from, target, clip);
+      fx_gain_apply_f32((float *) map.data, frames, channels, from, target, self->clip_now);
     self->current = target;
     self->have_current = TRUE;
   }

@@ -44,10 +44,9 @@ typedef struct {
   /* Settings, guarded by the object lock. */
   GstFxCommonSettings common;
   gint rate;         /* negotiated rate (0 = none) */
-  fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed) */
+  fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed; NULL when none) */
   int n_pending;
   double pending_gain;
-  gboolean have_pending;
   gboolean reconfigure; /* precision changed: reconfigure the cascade */
   gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
   gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
@@ -113,13 +112,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 static gboolean gst_fx_iir_start(GstBaseTransform *trans);
 static gboolean gst_fx_iir_stop(GstBaseTransform *trans);
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
-static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
-
-#define FX_IIR_CAPS                                                                                \
-  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
-      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
-           "MAX ]"
 
 void gst_fx_common_settings_init(GstFxCommonSettings *settings)
 {
@@ -263,7 +256,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
 
   gst_fx_install_common_properties(gobject_class, PROP_COMMON);
 
-  caps = gst_caps_from_string(FX_IIR_CAPS);
+  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
   gst_caps_unref(caps);
 
@@ -271,7 +264,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_iir_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_iir_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_iir_sink_event);
-  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_iir_before_transform);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_sync_controllers);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_iir_transform_ip);
   trans_class->transform_ip_on_passthrough = FALSE;
 
@@ -328,11 +321,6 @@ gchar *gst_fx_iir_describe_frequency(const char *property, double value, double 
                          property, value, rate / 2.0, rate);
 }
 
-gchar *gst_fx_iir_describe_status(fx_status_t status)
-{
-  return g_strdup(fx_status_string(status));
-}
-
 gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const char *what)
 {
   if (status == FX_ERR_RATE)
@@ -346,49 +334,33 @@ static fx_sos_t *design_locked(GstFxIir *self, double rate, int *n, double *gain
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
   int cap = klass->max_sections > 0 ? klass->max_sections : FX_DESIGN_MAX_SECTIONS;
-  fx_sos_t *sos;
+  fx_sos_t *sos = NULL;
   gchar *err = NULL;
 
   *n = 0;
   *gain = 1.0;
   if (klass->design_cascade) {
-    sos = NULL;
-    if (!klass->design_cascade(self, rate, &sos, n, gain, &err)) {
-      g_free(sos);
-      sos = NULL;
-      if (!err)
-        err = g_strdup("the filter could not be designed");
-    } else if (!sos) {
-      sos = g_new0(fx_sos_t, 1); /* zero sections: a non-NULL empty array */
+    if (klass->design_cascade(self, rate, &sos, n, gain, &err))
+      return sos ? sos : g_new0(fx_sos_t, 1); /* zero sections: a non-NULL empty array */
+  } else {
+    sos = g_new0(fx_sos_t, cap);
+    if (!klass->design) {
+      err = g_strdup("no design function");
+    } else if (klass->design(self, rate, sos, cap, n, &err)) {
+      if (*n >= 0 && *n <= cap)
+        return sos;
+      err = g_strdup_printf("design produced %d sections (at most %d allowed)", *n, cap);
     }
-    if (err) {
-      *n = 0;
-      if (error)
-        *error = err;
-      else
-        g_free(err);
-    }
-    return sos;
   }
-  sos = g_new0(fx_sos_t, cap);
-  if (!klass->design) {
-    err = g_strdup("no design function");
-  } else if (!klass->design(self, rate, sos, cap, n, &err)) {
-    if (!err)
-      err = g_strdup("the filter could not be designed");
-  } else if (*n < 0 || *n > cap) {
-    err = g_strdup_printf("design produced %d sections (at most %d allowed)", *n, cap);
-  }
-  if (err) {
-    g_free(sos);
-    *n = 0;
-    if (error)
-      *error = err;
-    else
-      g_free(err);
-    return NULL;
-  }
-  return sos;
+  g_free(sos);
+  *n = 0;
+  if (!err)
+    err = g_strdup("the filter could not be designed");
+  if (error)
+    *error = err;
+  else
+    g_free(err);
+  return NULL;
 }
 
 gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
@@ -447,7 +419,6 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
       priv->pending = sos;
       priv->n_pending = n;
       priv->pending_gain = gain;
-      priv->have_pending = TRUE;
       g_atomic_int_set(&priv->dirty, 1);
       g_clear_pointer(&priv->last_warning, g_free);
     } else {
@@ -563,6 +534,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GstFxPrecision precision;
   fx_sos_t *sos;
   gchar *err = NULL;
+  gboolean repeat = FALSE;
   fx_status_t st;
   double gain;
   int n = 0;
@@ -584,24 +556,20 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   if (sos) {
     priv->rate = rate;
     g_clear_pointer(&priv->pending, g_free);
-    priv->have_pending = FALSE;
     g_clear_pointer(&priv->last_warning, g_free);
     g_clear_pointer(&priv->last_error, g_free);
   } else {
     priv->rate = 0;
-  }
-  GST_OBJECT_UNLOCK(self);
-
-  if (!sos) {
-    gboolean repeat;
-    priv->configured = FALSE;
-    GST_OBJECT_LOCK(self);
     repeat = g_strcmp0(priv->last_error, err) == 0;
     if (!repeat) {
       g_free(priv->last_error);
       priv->last_error = g_strdup(err);
     }
-    GST_OBJECT_UNLOCK(self);
+  }
+  GST_OBJECT_UNLOCK(self);
+
+  if (!sos) {
+    priv->configured = FALSE;
     g_mutex_unlock(&priv->engine_lock);
     if (repeat)
       GST_DEBUG_OBJECT(self, "same negotiation error again: %s", err);
@@ -668,7 +636,6 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   GST_OBJECT_LOCK(trans);
   priv->rate = 0;
   g_clear_pointer(&priv->pending, g_free);
-  priv->have_pending = FALSE;
   g_clear_pointer(&priv->last_warning, g_free);
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
@@ -686,26 +653,6 @@ static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)
     g_mutex_unlock(&priv->engine_lock);
   }
   return GST_BASE_TRANSFORM_CLASS(gst_fx_iir_parent_class)->sink_event(trans, event);
-}
-
-/* As gst-plugins-base's volume: sync controlled properties to the buffer's stream time, so
- * automation also works while the element is in passthrough. */
-static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
-{
-  GstClockTime timestamp, stream_time;
-
-  /* Nothing to sync (the unlocked check gst_object_sync_values() makes first): skip the
-   * stream-time conversion too. */
-  if (!GST_OBJECT_CAST(trans)->control_bindings)
-    return;
-
-  timestamp = GST_BUFFER_TIMESTAMP(buffer);
-  stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
-
-  GST_LOG_OBJECT(trans, "sync to %" GST_TIME_FORMAT, GST_TIME_ARGS(timestamp));
-
-  if (GST_CLOCK_TIME_IS_VALID(stream_time))
-    gst_object_sync_values(GST_OBJECT(trans), stream_time);
 }
 
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -750,12 +697,10 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (g_atomic_int_get(&priv->dirty)) {
     GST_OBJECT_LOCK(self);
     g_atomic_int_set(&priv->dirty, 0);
-    if (priv->have_pending) {
-      pending = priv->pending;
+    if (priv->pending) {
+      pending = g_steal_pointer(&priv->pending);
       n_pending = priv->n_pending;
       pending_gain = priv->pending_gain;
-      priv->pending = NULL;
-      priv->have_pending = FALSE;
     }
     reconfigure = priv->reconfigure;
     priv->reconfigure = FALSE;

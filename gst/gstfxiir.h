@@ -145,7 +145,6 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
 
 /* Helpers for subclasses' error messages (newly allocated). */
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate);
-gchar *gst_fx_iir_describe_status(fx_status_t status);
 /* The message for a design status no property explains: "rate R Hz is invalid" for FX_ERR_RATE,
  * otherwise "the @what cannot be designed: STATUS". */
 gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const char *what);

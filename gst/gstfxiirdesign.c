@@ -45,9 +45,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIirDesign, gst_fx_iir_design, GST_TYPE_
 #define PRIV(self)                                                                                 \
   ((GstFxIirDesignPrivate *) gst_fx_iir_design_get_instance_private(GST_FX_IIR_DESIGN(self)))
 
-#define DSP_PARAM_FLAGS                                                                            \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
-
 GType gst_fx_filter_mode_get_type(void)
 {
   static GType type = 0;
@@ -93,16 +90,12 @@ static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValu
 
 static void gst_fx_iir_design_class_init(GstFxIirDesignClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstFxIirClass *iir_class = GST_FX_IIR_CLASS(klass);
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_iir_design_debug, "fxiirdesign", 0,
                           "gst-fx IIR design base class");
 
-  gobject_class->set_property = gst_fx_iir_design_set_property;
-  gobject_class->get_property = gst_fx_iir_design_get_property;
   iir_class->design = gst_fx_iir_design_design;
-  iir_class->max_sections = FX_DESIGN_MAX_SECTIONS;
   klass->family = FX_FAMILY_BUTTERWORTH;
   klass->max_order = FX_MAX_ORDER;
 
@@ -149,7 +142,7 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
       g_param_spec_enum("mode", "Mode",
                         "Filter mode: low-pass or high-pass at cutoff, band-pass or band-reject "
                         "between lower-frequency and upper-frequency",
-                        GST_TYPE_FX_FILTER_MODE, DEFAULT_MODE, DSP_PARAM_FLAGS));
+                        GST_TYPE_FX_FILTER_MODE, DEFAULT_MODE, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_CUTOFF,
       g_param_spec_double("cutoff", "Cutoff",
@@ -159,30 +152,30 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
                               : "Cutoff frequency in Hz for low-pass and high-pass (-3 dB for "
                                 "Butterworth, end of the ripple band otherwise); must be inside "
                                 "(0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_LOWER,
       g_param_spec_double("lower-frequency", "Lower frequency",
                           "Lower band edge in Hz for band-pass and band-reject; must be inside "
                           "(0, upper-frequency)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_LOWER, DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_LOWER, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_UPPER,
       g_param_spec_double("upper-frequency", "Upper frequency",
                           "Upper band edge in Hz for band-pass and band-reject; must be inside "
                           "(lower-frequency, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_UPPER, DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_UPPER, GST_FX_DSP_PARAM_FLAGS));
   blurb = g_strdup_printf("Filter order 1..%d (band modes have twice as many poles)", max_order);
   g_object_class_install_property(gobject_class, PROP_ORDER,
                                   g_param_spec_int("order", "Order", g_intern_string(blurb), 1,
                                                    max_order, MIN(DEFAULT_ORDER, max_order),
-                                                   DSP_PARAM_FLAGS));
+                                                   GST_FX_DSP_PARAM_FLAGS));
   g_free(blurb);
   if (family == FX_FAMILY_CHEBYSHEV1 || family == FX_FAMILY_ELLIPTIC) {
     g_object_class_install_property(
         gobject_class, PROP_RIPPLE,
         g_param_spec_double("ripple", "Ripple", "Passband ripple in dB (0.001..40)", MIN_RIPPLE,
-                            MAX_RIPPLE, default_ripple, DSP_PARAM_FLAGS));
+                            MAX_RIPPLE, default_ripple, GST_FX_DSP_PARAM_FLAGS));
   }
   if (family == FX_FAMILY_CHEBYSHEV2 || family == FX_FAMILY_ELLIPTIC) {
     g_object_class_install_property(
@@ -191,7 +184,7 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
             "attenuation", "Attenuation",
             family == FX_FAMILY_ELLIPTIC ? "Stopband attenuation in dB (0.1..200, more than ripple)"
                                          : "Stopband attenuation in dB (0.1..200)",
-            MIN_ATTENUATION, MAX_ATTENUATION, default_attenuation, DSP_PARAM_FLAGS));
+            MIN_ATTENUATION, MAX_ATTENUATION, default_attenuation, GST_FX_DSP_PARAM_FLAGS));
   }
   gst_element_class_set_static_metadata(GST_ELEMENT_CLASS(klass), longname, "Filter/Effect/Audio",
                                         description, "gst-fx developers");
@@ -217,11 +210,7 @@ static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *s
   };
   fx_status_t st;
 
-  if (priv->order < 1 || priv->order > klass->max_order) {
-    *error =
-        g_strdup_printf("order=%d is out of range: must be 1..%d", priv->order, klass->max_order);
-    return FALSE;
-  }
+  /* `order` is range-checked by its GParamSpec (1..max_order, as fx_iir_spec_check()). */
   st = fx_iir_spec_check(&spec);
   if (st == FX_OK)
     st = fx_design_iir(&spec, sos, capacity, n_sections);

@@ -32,9 +32,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_linkwitz_riley_debug);
 #define DEFAULT_CUTOFF 1000.0
 #define DEFAULT_ORDER 4
 
-#define DSP_PARAM_FLAGS                                                                            \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
-
 enum {
   PROP_0,
   PROP_MODE,
@@ -106,18 +103,18 @@ static void gst_fx_linkwitz_riley_class_init(GstFxLinkwitzRileyClass *klass)
   g_object_class_install_property(
       gobject_class, PROP_MODE,
       g_param_spec_enum("mode", "Mode", "Crossover band: low-pass or high-pass",
-                        GST_TYPE_FX_CROSSOVER_MODE, DEFAULT_MODE, DSP_PARAM_FLAGS));
+                        GST_TYPE_FX_CROSSOVER_MODE, DEFAULT_MODE, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_CUTOFF,
       g_param_spec_double("cutoff", "Cutoff",
                           "Crossover frequency in Hz (both bands -6 dB); must be inside "
                           "(0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_ORDER,
       g_param_spec_int("order", "Order",
                        "Crossover order, an even number 2..16 (4 = LR4, 24 dB/octave)", 2,
-                       FX_LR_MAX_ORDER, DEFAULT_ORDER, DSP_PARAM_FLAGS));
+                       FX_LR_MAX_ORDER, DEFAULT_ORDER, GST_FX_DSP_PARAM_FLAGS));
 
   gst_element_class_set_static_metadata(
       element_class, "Linkwitz-Riley crossover filter", "Filter/Effect/Audio",
@@ -142,11 +139,6 @@ static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_
   GstFxLinkwitzRiley *self = GST_FX_LINKWITZ_RILEY(iir);
   fx_status_t st;
 
-  if (self->order < 2 || self->order > FX_LR_MAX_ORDER || self->order % 2 != 0) {
-    *error = g_strdup_printf("order=%d is invalid: must be an even number from 2 to %d",
-                             self->order, FX_LR_MAX_ORDER);
-    return FALSE;
-  }
   st = fx_design_linkwitz_riley((fx_mode_t) self->mode, self->order, self->cutoff, rate, sos,
                                 capacity, n_sections);
   switch (st) {

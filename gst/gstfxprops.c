@@ -69,3 +69,21 @@ GType gst_fx_enum_register_once(GType *type, const gchar *name, const GEnumValue
   }
   return *type;
 }
+
+void gst_fx_sync_controllers(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstClockTime timestamp, stream_time;
+
+  /* Nothing to sync (the unlocked check gst_object_sync_values() makes first): skip the
+   * stream-time conversion too. */
+  if (!GST_OBJECT_CAST(trans)->control_bindings)
+    return;
+
+  timestamp = GST_BUFFER_TIMESTAMP(buffer);
+  stream_time = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
+
+  GST_LOG_OBJECT(trans, "sync to %" GST_TIME_FORMAT, GST_TIME_ARGS(timestamp));
+
+  if (GST_CLOCK_TIME_IS_VALID(stream_time))
+    gst_object_sync_values(GST_OBJECT(trans), stream_time);
+}

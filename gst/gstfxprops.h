@@ -4,8 +4,21 @@
 #define GST_FX_PROPS_H
 
 #include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/base/gstbasetransform.h>
 
 G_BEGIN_DECLS
+
+/* The caps of every gst-fx audio filter: interleaved native-endian F32 or F64, any rate and
+ * channel count. */
+#define GST_FX_AUDIO_CAPS                                                                          \
+  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
+      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
+           "MAX ]"
+
+/* The flags of a DSP parameter: controllable and changeable while playing. */
+#define GST_FX_DSP_PARAM_FLAGS                                                                     \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
 
 /* One property stored in a struct field: its id, its value type (G_TYPE_DOUBLE, G_TYPE_INT,
  * G_TYPE_BOOLEAN or G_TYPE_ENUM; an enum field is stored as an int) and the field's offset from
@@ -28,6 +41,10 @@ void gst_fx_props_get(GObject *object, gconstpointer base, const GstFxPropField 
 /* Registers the enum type @name with @values once (thread-safe) into *@type and returns it: the
  * body of an enum's get_type function. */
 GType gst_fx_enum_register_once(GType *type, const gchar *name, const GEnumValue *values);
+
+/* The body of a before_transform: as gst-plugins-base's volume, syncs @trans's controlled
+ * properties to @buffer's stream time (so automation also works in passthrough). */
+void gst_fx_sync_controllers(GstBaseTransform *trans, GstBuffer *buffer);
 
 G_END_DECLS
 

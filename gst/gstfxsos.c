@@ -26,14 +26,12 @@
 #endif
 
 #include "gstfxsos.h"
+#include "gstfxprops.h"
 
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_sos_debug);
 #define GST_CAT_DEFAULT gst_fx_sos_debug
-
-#define DSP_PARAM_FLAGS                                                                            \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
 
 enum {
   PROP_0,
@@ -45,8 +43,7 @@ struct _GstFxSos {
 
   gchar *text; /* the last accepted value */
   fx_sos_t *sos;
-  int n_sections;
-  gboolean have_valid;
+  int n_sections; /* 0 until a valid value has been accepted */
   gchar *last_refusal;
 };
 
@@ -118,7 +115,7 @@ static void gst_fx_sos_class_init(GstFxSosClass *klass)
                           "(scipy's sos layout, normalised by a0; at most 512 rows), or a "
                           "GstValueArray of rows; invalid or unstable rows are refused with a "
                           "warning",
-                          NULL, DSP_PARAM_FLAGS));
+                          NULL, GST_FX_DSP_PARAM_FLAGS));
 
   gst_element_class_set_static_metadata(
       element_class, "Second-order-sections filter", "Filter/Effect/Audio",
@@ -197,7 +194,6 @@ static void gst_fx_sos_set_property(GObject *object, guint prop_id, const GValue
     if (!refusal) {
       memcpy(self->sos, parsed, sizeof(fx_sos_t) * (size_t) n);
       self->n_sections = n;
-      self->have_valid = TRUE;
       g_free(self->text);
       self->text = g_strdup(text);
       g_clear_pointer(&self->last_refusal, g_free);
@@ -241,26 +237,31 @@ static void gst_fx_sos_get_property(GObject *object, guint prop_id, GValue *valu
   }
 }
 
+/* Why nothing can run before a valid value was set. Object lock held. */
+static gchar *describe_no_sections_locked(GstFxSos *self)
+{
+  const gchar *why = self->last_refusal;
+
+  return g_strdup_printf("sections: no valid sections were set%s%s%s",
+                         why ? " (last refusal: " : "", why ? why : "", why ? ")" : "");
+}
+
 static gboolean gst_fx_sos_start(GstBaseTransform *trans)
 {
   GstFxSos *self = GST_FX_SOS(trans);
-  gboolean valid;
-  gchar *why;
+  gchar *error = NULL;
 
   GST_OBJECT_LOCK(self);
-  valid = self->have_valid;
-  why = g_strdup(self->last_refusal);
+  if (self->n_sections == 0)
+    error = describe_no_sections_locked(self);
   GST_OBJECT_UNLOCK(self);
 
-  if (!valid) {
-    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
-                      ("sections: no valid sections were set%s%s%s", why ? " (last refusal: " : "",
-                       why ? why : "", why ? ")" : ""),
+  if (error) {
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("%s", error),
                       ("set sections to rows \"b0 b1 b2 a0 a1 a2; ...\""));
-    g_free(why);
+    g_free(error);
     return FALSE;
   }
-  g_free(why);
   return GST_BASE_TRANSFORM_CLASS(gst_fx_sos_parent_class)->start(trans);
 }
 
@@ -271,10 +272,8 @@ static gboolean gst_fx_sos_design(GstFxIir *iir, double rate, fx_sos_t *sos, int
   GstFxSos *self = GST_FX_SOS(iir);
 
   (void) rate;
-  if (!self->have_valid) {
-    *error = g_strdup_printf(
-        "sections: no valid sections were set%s%s%s", self->last_refusal ? " (last refusal: " : "",
-        self->last_refusal ? self->last_refusal : "", self->last_refusal ? ")" : "");
+  if (self->n_sections == 0) {
+    *error = describe_no_sections_locked(self);
     return FALSE;
   }
   if (self->n_sections > capacity) {

@@ -168,7 +168,7 @@ int fx_cmd_count_dispatches(int argc, char **argv)
   }
   if (device == NULL)
     device = g_strdup("cpu");
-  if (!fx_tool_check_nick(device, device_nicks)) {
+  if (!g_strv_contains(device_nicks, device)) {
     status = fx_tool_usage_error(ctx, "--device must be auto, cpu or cuda, not \"%s\"", device);
     goto out;
   }

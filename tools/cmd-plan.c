@@ -84,11 +84,11 @@ int fx_cmd_plan(int argc, char **argv)
     status = fx_tool_usage_error(ctx, "--frames must be at least 1");
     goto out;
   }
-  if (device != NULL && !fx_tool_check_nick(device, device_nicks)) {
+  if (device != NULL && !g_strv_contains(device_nicks, device)) {
     status = fx_tool_usage_error(ctx, "--device must be auto, cpu or cuda, not \"%s\"", device);
     goto out;
   }
-  if (precision != NULL && !fx_tool_check_nick(precision, precision_nicks)) {
+  if (precision != NULL && !g_strv_contains(precision_nicks, precision)) {
     status = fx_tool_usage_error(ctx, "--precision must be auto, single or double, not \"%s\"",
                                  precision);
     goto out;

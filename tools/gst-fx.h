@@ -86,9 +86,6 @@ GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, 
 /* Reads a guint64 property; FALSE when the object has no such property. */
 gboolean fx_tool_get_u64(gpointer object, const char *property, guint64 *value);
 
-/* Checks an enum-like option value against a NULL-terminated list of nicks. */
-gboolean fx_tool_check_nick(const char *value, const char *const *nicks);
-
 /* Initialises GStreamer and finds the plugin (fx_tool_find_plugin). */
 void fx_tool_init(void);
 

@@ -95,9 +95,8 @@ static void add_warning(GPtrArray **warnings, const char *message)
     return;
   if (*warnings == NULL)
     *warnings = g_ptr_array_new_with_free_func(g_free);
-  for (guint i = 0; i < (*warnings)->len; i++)
-    if (g_strcmp0(g_ptr_array_index(*warnings, i), message) == 0)
-      return;
+  if (g_ptr_array_find_with_equal_func(*warnings, message, g_str_equal, NULL))
+    return;
   g_ptr_array_add(*warnings, g_strdup(message));
 }
 
@@ -227,14 +226,6 @@ void fx_tool_init(void)
 {
   gst_init(NULL, NULL);
   fx_tool_find_plugin();
-}
-
-gboolean fx_tool_check_nick(const char *value, const char *const *nicks)
-{
-  for (const char *const *n = nicks; *n != NULL; n++)
-    if (g_strcmp0(value, *n) == 0)
-      return TRUE;
-  return FALSE;
 }
 
 gboolean fx_tool_get_u64(gpointer object, const char *property, guint64 *value)
