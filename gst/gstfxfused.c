@@ -19,8 +19,7 @@
  * element's, at that child's output, so the following children filter the faded signal), and a
  * changed fxgain ramps linearly over the buffer from the gain the previous buffer ended with, at
  * its place in the chain, as a standalone fxgain does. The design (design_cascade) concatenates
- * the children's sections and appends the stage layout after them (see FUSED_LAYOUT_MAGIC);
- * install_cascade reads it back.
+ * the children's sections and describes the stages over them; GstFxIir installs them.
  *
  * Caps, precision, flushes, NaN handling, counters and messages are #GstFxIir's.
  *
@@ -61,10 +60,8 @@ G_DEFINE_TYPE(GstFxFused, gst_fx_fused, GST_TYPE_FX_IIR)
 static void gst_fx_fused_finalize(GObject *object);
 static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
-                                            int *n_sections, double *gain, gchar **error);
-static fx_status_t gst_fx_fused_install_cascade(GstFxIir *iir, fx_cascade_t *cascade,
-                                                const fx_sos_t *sos, int n_sections, double gain);
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+                                            gchar **error);
 
 static void gst_fx_fused_class_init(GstFxFusedClass *klass)
 {
@@ -86,7 +83,6 @@ static void gst_fx_fused_class_init(GstFxFusedClass *klass)
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_fused_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_fused_before_transform);
   iir_class->design_cascade = GST_DEBUG_FUNCPTR(gst_fx_fused_design_cascade);
-  iir_class->install_cascade = GST_DEBUG_FUNCPTR(gst_fx_fused_install_cascade);
 }
 
 static void gst_fx_fused_init(GstFxFused *self)
@@ -139,29 +135,23 @@ GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children
   return self->children;
 }
 
-/* The stage layout travels with the designed sections (GstFxIir keeps, passes and frees the
- * array as one block): after the n sections, one record with FUSED_LAYOUT_MAGIC in b0 and the
- * number of stages in b1, then one record per stage: kind (FX_CASCADE_STAGE_*) in b0, its
- * number of sections in b1, its gain (GAIN stages) in b2. Small integers are exact as doubles. */
-#define FUSED_LAYOUT_MAGIC 1717986918.0
-
 /* Object lock held (see the locking note above). */
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t **sos,
-                                            int *n_sections, double *gain, gchar **error)
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+                                            gchar **error)
 {
   GstFxFused *self = GST_FX_FUSED(iir);
   fx_stage_t *stages = g_new0(fx_stage_t, self->n);
   fx_sos_t **parts = g_new0(fx_sos_t *, self->n);
-  fx_cascade_stage_t *descs = NULL;
   fx_plan_stage_t ps;
   fx_status_t st;
   gboolean ok = FALSE;
-  int total = 0, n_descs = 0;
+  double folded;
+  int total = 0, off = 0;
 
   for (guint i = 0; i < self->n; i++) {
     GstElement *child = self->children[i];
 
-    if (GST_IS_FX_GAIN(child)) {
+    if (self->is_gain[i]) {
       stages[i].kind = FX_STAGE_GAIN;
       gst_fx_gain_get_linear(GST_FX_GAIN(child), &stages[i].gain, NULL);
       /* Folded when the plan was made; a later clip=true waits for a replan (see
@@ -190,24 +180,21 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, fx_sos_t
     *error = g_strdup("internal error: the fused run does not plan as one cascade");
     goto out;
   }
-  descs = g_new0(fx_cascade_stage_t, self->n);
-  st = fx_plan_cascade_stages(stages, &ps, descs, (int) self->n, &n_descs);
-  if (st == FX_OK) {
-    *sos = g_new0(fx_sos_t, total + 1 + n_descs);
-    st = fx_plan_collect(stages, &ps, *sos, total, n_sections, gain);
-  }
+  design->sos = g_new0(fx_sos_t, MAX(total, 1));
+  design->stages = g_new0(fx_cascade_stage_t, self->n);
+  st = fx_plan_collect(stages, &ps, design->sos, total, &design->n_sections, &folded);
+  if (st == FX_OK)
+    st = fx_plan_cascade_stages(stages, &ps, design->stages, (int) self->n, &design->n_stages);
   if (st != FX_OK) {
-    g_clear_pointer(sos, g_free);
     *error = g_strdup_printf("cannot collect the fused sections: %s", fx_status_string(st));
     goto out;
   }
-  (*sos)[total].b0 = FUSED_LAYOUT_MAGIC;
-  (*sos)[total].b1 = n_descs;
-  for (int i = 0; i < n_descs; i++) {
-    fx_sos_t *rec = &(*sos)[total + 1 + i];
-    rec->b0 = descs[i].kind;
-    rec->b1 = descs[i].n;
-    rec->b2 = descs[i].gain;
+  /* The stages point at the children's arrays, freed below: point them into design->sos. */
+  for (int i = 0; i < design->n_stages; i++) {
+    if (design->stages[i].kind != FX_CASCADE_STAGE_SECTIONS)
+      continue;
+    design->stages[i].sos = design->sos + off;
+    off += design->stages[i].n;
   }
   ok = TRUE;
 
@@ -216,38 +203,7 @@ out:
     g_free(parts[i]);
   g_free(parts);
   g_free(stages);
-  g_free(descs);
   return ok;
-}
-
-/* Engine lock held. Installs the children as the engine's stages (see the layout above). */
-static fx_status_t gst_fx_fused_install_cascade(GstFxIir *iir, fx_cascade_t *cascade,
-                                                const fx_sos_t *sos, int n_sections, double gain)
-{
-  const fx_sos_t *head = &sos[n_sections];
-  fx_cascade_stage_t *descs;
-  fx_status_t st;
-  int n, off = 0;
-
-  if (head->b0 != FUSED_LAYOUT_MAGIC) {
-    GST_WARNING_OBJECT(iir, "no stage layout: installing one cascade");
-    return fx_cascade_set_sections(cascade, sos, n_sections, gain);
-  }
-  n = (int) head->b1;
-  descs = g_new0(fx_cascade_stage_t, MAX(n, 1));
-  for (int i = 0; i < n; i++) {
-    const fx_sos_t *rec = &head[1 + i];
-    descs[i].kind = (fx_cascade_stage_kind_t) rec->b0;
-    descs[i].n = (int) rec->b1;
-    descs[i].gain = rec->b2;
-    if (descs[i].kind == FX_CASCADE_STAGE_SECTIONS) {
-      descs[i].sos = sos + off;
-      off += descs[i].n;
-    }
-  }
-  st = off == n_sections ? fx_cascade_set_stages(cascade, descs, n) : FX_ERR_CAPACITY;
-  g_free(descs);
-  return st;
 }
 
 /* Reads the children's parameter serials and gains; returns TRUE when any changed since the last

@@ -43,10 +43,8 @@ enum {
 typedef struct {
   /* Settings, guarded by the object lock. */
   GstFxCommonSettings common;
-  gint rate;         /* negotiated rate (0 = none) */
-  fx_sos_t *pending; /* designed, not yet installed (g_malloc'ed; NULL when none) */
-  int n_pending;
-  double pending_gain;
+  gint rate;            /* negotiated rate (0 = none) */
+  GstFxDesign *pending; /* designed, not yet installed (NULL when none) */
   gboolean reconfigure; /* precision changed: reconfigure the cascade */
   gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
   gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
@@ -64,9 +62,7 @@ typedef struct {
   gboolean configured;
   gint channels;
   fx_sample_format_t format;
-  fx_sos_t *current; /* what the cascade runs (for reconfiguration) */
-  int n_current;
-  double current_gain;
+  GstFxDesign *current; /* what the cascade runs (for reconfiguration) */
   gboolean nonfinite_warned;
   GstClockTime nonfinite_last_ts;
   guint nonfinite_buffers_since;
@@ -281,7 +277,6 @@ static void gst_fx_iir_init(GstFxIir *self)
 
   gst_fx_common_settings_init(&priv->common);
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
-  priv->current_gain = 1.0;
   g_mutex_init(&priv->engine_lock);
   priv->cascade = fx_cascade_new();
 
@@ -294,8 +289,8 @@ static void gst_fx_iir_finalize(GObject *object)
   GstFxIirPrivate *priv = PRIV(object);
 
   fx_cascade_free(priv->cascade);
-  g_free(priv->pending);
-  g_free(priv->current);
+  gst_fx_design_free(priv->pending);
+  gst_fx_design_free(priv->current);
   g_free(priv->last_warning);
   g_free(priv->last_error);
   g_mutex_clear(&priv->engine_lock);
@@ -328,57 +323,74 @@ gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const c
   return g_strdup_printf("the %s cannot be designed: %s", what, fx_status_string(status));
 }
 
-/* Designs with the object lock held. Returns a g_malloc'ed array (*gain: the output gain) or NULL
- * with *error set. */
-static fx_sos_t *design_locked(GstFxIir *self, double rate, int *n, double *gain, gchar **error)
+void gst_fx_design_free(GstFxDesign *design)
+{
+  if (!design)
+    return;
+  g_free(design->sos);
+  g_free(design->stages);
+  g_free(design);
+}
+
+/* Designs with the object lock held. Returns a new design or NULL with *error set. */
+static GstFxDesign *design_locked(GstFxIir *self, double rate, gchar **error)
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
   int cap = klass->max_sections > 0 ? klass->max_sections : FX_DESIGN_MAX_SECTIONS;
-  fx_sos_t *sos = NULL;
+  GstFxDesign *d = g_new0(GstFxDesign, 1);
   gchar *err = NULL;
+  gboolean ok = FALSE;
 
-  *n = 0;
-  *gain = 1.0;
   if (klass->design_cascade) {
-    if (klass->design_cascade(self, rate, &sos, n, gain, &err))
-      return sos ? sos : g_new0(fx_sos_t, 1); /* zero sections: a non-NULL empty array */
+    ok = klass->design_cascade(self, rate, d, &err);
+  } else if (!klass->design) {
+    err = g_strdup("no design function");
   } else {
-    sos = g_new0(fx_sos_t, cap);
-    if (!klass->design) {
-      err = g_strdup("no design function");
-    } else if (klass->design(self, rate, sos, cap, n, &err)) {
-      if (*n >= 0 && *n <= cap)
-        return sos;
-      err = g_strdup_printf("design produced %d sections (at most %d allowed)", *n, cap);
+    d->sos = g_new0(fx_sos_t, cap);
+    ok = klass->design(self, rate, d->sos, cap, &d->n_sections, &err);
+    if (ok && (d->n_sections < 0 || d->n_sections > cap)) {
+      err = g_strdup_printf("design produced %d sections (at most %d allowed)", d->n_sections, cap);
+      ok = FALSE;
     }
   }
-  g_free(sos);
-  *n = 0;
-  if (!err)
-    err = g_strdup("the filter could not be designed");
-  if (error)
-    *error = err;
-  else
-    g_free(err);
-  return NULL;
+  if (!ok) {
+    gst_fx_design_free(d);
+    if (!err)
+      err = g_strdup("the filter could not be designed");
+    if (error)
+      *error = err;
+    else
+      g_free(err);
+    return NULL;
+  }
+  if (!d->stages) { /* the sections form one stage */
+    d->stages = g_new0(fx_cascade_stage_t, 1);
+    d->stages[0] = (fx_cascade_stage_t){FX_CASCADE_STAGE_SECTIONS, d->sos, d->n_sections, 1.0};
+    d->n_stages = 1;
+  }
+  return d;
 }
 
 gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
                                  gchar **error)
 {
-  fx_sos_t *s;
-  double gain;
-  int n = 0;
+  GstFxDesign *d;
 
   g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
   g_return_val_if_fail(sos != NULL && n_sections != NULL, FALSE);
 
   GST_OBJECT_LOCK(self);
-  s = design_locked(self, rate, &n, &gain, error);
+  d = design_locked(self, rate, error);
   GST_OBJECT_UNLOCK(self);
-  *sos = s;
-  *n_sections = n;
-  return s != NULL;
+  *sos = NULL;
+  *n_sections = 0;
+  if (!d)
+    return FALSE;
+  *n_sections = d->n_sections;
+  /* zero sections: a non-NULL empty array */
+  *sos = d->sos ? g_steal_pointer(&d->sos) : g_new0(fx_sos_t, 1);
+  gst_fx_design_free(d);
+  return TRUE;
 }
 
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
@@ -411,14 +423,10 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
   GST_OBJECT_LOCK(self);
   g_atomic_int_inc(&priv->serial);
   if (priv->rate > 0) {
-    int n = 0;
-    double gain;
-    fx_sos_t *sos = design_locked(self, priv->rate, &n, &gain, &err);
-    if (sos) {
-      g_free(priv->pending);
-      priv->pending = sos;
-      priv->n_pending = n;
-      priv->pending_gain = gain;
+    GstFxDesign *d = design_locked(self, priv->rate, &err);
+    if (d) {
+      gst_fx_design_free(priv->pending);
+      priv->pending = d;
       g_atomic_int_set(&priv->dirty, 1);
       g_clear_pointer(&priv->last_warning, g_free);
     } else {
@@ -498,14 +506,10 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
   }
 }
 
-static fx_status_t install_locked(GstFxIir *self, const fx_sos_t *sos, int n, double gain)
+/* engine_lock held. */
+static fx_status_t install_locked(GstFxIir *self, const GstFxDesign *d)
 {
-  GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
-  GstFxIirPrivate *priv = PRIV(self);
-
-  if (klass->install_cascade)
-    return klass->install_cascade(self, priv->cascade, sos, n, gain);
-  return fx_cascade_set_sections(priv->cascade, sos, n, gain);
+  return fx_cascade_set_stages(PRIV(self)->cascade, d->stages, d->n_stages);
 }
 
 /* engine_lock held. */
@@ -516,7 +520,7 @@ static void reset_stream_locked(GstFxIir *self)
   fx_cascade_reset(priv->cascade);
   /* History is gone, so the current sections apply at once again (no crossfade from zero). */
   if (priv->configured && priv->current)
-    install_locked(self, priv->current, priv->n_current, priv->current_gain);
+    install_locked(self, priv->current);
   priv->nonfinite_warned = FALSE;
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
   priv->nonfinite_buffers_since = 0;
@@ -532,12 +536,10 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GstAudioFormat afmt = GST_AUDIO_INFO_FORMAT(info);
   fx_sample_format_t format;
   GstFxPrecision precision;
-  fx_sos_t *sos;
+  GstFxDesign *d;
   gchar *err = NULL;
   gboolean repeat = FALSE;
   fx_status_t st;
-  double gain;
-  int n = 0;
 
   if (afmt == GST_AUDIO_FORMAT_F64)
     format = FX_SAMPLE_F64;
@@ -552,10 +554,10 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GST_OBJECT_LOCK(self);
   precision = priv->common.precision;
   priv->reconfigure = FALSE;
-  sos = design_locked(self, rate, &n, &gain, &err);
-  if (sos) {
+  d = design_locked(self, rate, &err);
+  if (d) {
     priv->rate = rate;
-    g_clear_pointer(&priv->pending, g_free);
+    g_clear_pointer(&priv->pending, gst_fx_design_free);
     g_clear_pointer(&priv->last_warning, g_free);
     g_clear_pointer(&priv->last_error, g_free);
   } else {
@@ -568,7 +570,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   }
   GST_OBJECT_UNLOCK(self);
 
-  if (!sos) {
+  if (!d) {
     priv->configured = FALSE;
     g_mutex_unlock(&priv->engine_lock);
     if (repeat)
@@ -583,10 +585,10 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 
   st = fx_cascade_configure(priv->cascade, channels, format, to_fx_precision(precision));
   if (st == FX_OK)
-    st = install_locked(self, sos, n, gain);
+    st = install_locked(self, d);
   if (st != FX_OK) {
     priv->configured = FALSE;
-    g_free(sos);
+    gst_fx_design_free(d);
     g_mutex_unlock(&priv->engine_lock);
     GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
                       ("the filter cannot run at %d Hz with %d channel(s): %s", rate, channels,
@@ -595,15 +597,13 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
     return FALSE;
   }
   fx_cascade_set_crossfade(priv->cascade, MAX(1, (size_t) lround(rate * FX_CROSSFADE_SECONDS)));
-  g_free(priv->current);
-  priv->current = sos;
-  priv->n_current = n;
-  priv->current_gain = gain;
+  gst_fx_design_free(priv->current);
+  priv->current = d;
   priv->channels = channels;
   priv->format = format;
   priv->configured = TRUE;
   GST_INFO_OBJECT(self, "configured %d Hz, %d channel(s), %s, %d section(s), backend %s", rate,
-                  channels, format == FX_SAMPLE_F64 ? "F64" : "F32", n,
+                  channels, format == FX_SAMPLE_F64 ? "F64" : "F32", d->n_sections,
                   fx_cascade_backend(priv->cascade));
   g_mutex_unlock(&priv->engine_lock);
   return TRUE;
@@ -635,7 +635,7 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
   priv->rate = 0;
-  g_clear_pointer(&priv->pending, g_free);
+  g_clear_pointer(&priv->pending, gst_fx_design_free);
   g_clear_pointer(&priv->last_warning, g_free);
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
@@ -660,9 +660,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFxIir *self = GST_FX_IIR(trans);
   GstFxIirPrivate *priv = PRIV(self);
   GstMapInfo map;
-  fx_sos_t *pending = NULL;
-  int n_pending = 0;
-  double pending_gain = 1.0;
+  GstFxDesign *pending = NULL;
   gboolean reconfigure, warn_cuda = FALSE, warn_nonfinite = FALSE;
   GstFxPrecision precision;
   unsigned flags;
@@ -699,8 +697,6 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     g_atomic_int_set(&priv->dirty, 0);
     if (priv->pending) {
       pending = g_steal_pointer(&priv->pending);
-      n_pending = priv->n_pending;
-      pending_gain = priv->pending_gain;
     }
     reconfigure = priv->reconfigure;
     priv->reconfigure = FALSE;
@@ -715,16 +711,13 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (reconfigure) {
     GST_INFO_OBJECT(self, "precision changed: reconfiguring (history reset)");
     fx_cascade_configure(priv->cascade, priv->channels, priv->format, to_fx_precision(precision));
-    install_locked(self, priv->current, priv->n_current, priv->current_gain);
+    install_locked(self, priv->current);
   }
   if (pending) {
-    fx_status_t st = install_locked(self, pending, n_pending, pending_gain);
+    fx_status_t st = install_locked(self, pending);
     if (st == FX_OK) {
-      g_free(priv->current);
-      priv->current = pending;
-      priv->n_current = n_pending;
-      priv->current_gain = pending_gain;
-      pending = NULL;
+      gst_fx_design_free(priv->current);
+      priv->current = g_steal_pointer(&pending);
     } else {
       GST_WARNING_OBJECT(self, "new sections refused by the engine: %s", fx_status_string(st));
     }
@@ -751,7 +744,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   }
   g_mutex_unlock(&priv->engine_lock);
   gst_buffer_unmap(buf, &map);
-  g_free(pending);
+  gst_fx_design_free(pending);
 
   if (warn_cuda) {
     GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND,

@@ -41,6 +41,17 @@ GType gst_fx_device_get_type(void);
 #define GST_TYPE_FX_PRECISION (gst_fx_precision_get_type())
 GType gst_fx_precision_get_type(void);
 
+/* A designed cascade: the sections in chain order and the stage layout over them, as
+ * fx_cascade_set_stages() installs it. */
+typedef struct {
+  fx_sos_t *sos; /* g_malloc'ed, n_sections */
+  int n_sections;
+  fx_cascade_stage_t *stages; /* g_malloc'ed, n_stages; SECTIONS stages point into sos */
+  int n_stages;
+} GstFxDesign;
+
+void gst_fx_design_free(GstFxDesign *design);
+
 #define GST_TYPE_FX_IIR (gst_fx_iir_get_type())
 G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
 
@@ -52,16 +63,12 @@ G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
  *   property, its value and the allowed range.
  * @max_sections: the most sections @design can produce (set in class_init; default
  *   FX_DESIGN_MAX_SECTIONS).
- * @design_cascade: optional, replaces @design: designs the cascade for @rate into a newly
- *   g_malloc'ed array *@sos of *@n_sections sections (any number) and an output gain *@gain
- *   (passed to fx_cascade_set_sections()). Called with the object lock held; it may take the
- *   object locks of other elements that never call back into this one (fxchain's fused stage
- *   reads its children), and must not post messages. Errors as for @design.
- * @install_cascade: optional: installs sections produced by @design_cascade (the same array, which
- *   the subclass may have allocated with data of its own after the @n_sections sections) into
- *   @cascade, for setup, parameter changes, flushes and reconfiguration. Default:
- *   fx_cascade_set_sections(@cascade, @sos, @n_sections, @gain). Called with the engine lock held
- *   (no object lock); must not post messages.
+ * @design_cascade: optional, replaces @design: designs the cascade for @rate into @design
+ *   (zeroed on entry): g_malloc'ed sections (any number) and, optionally, the stage layout over
+ *   them (fx_cascade_set_stages(); without one the sections form one stage). Called with the
+ *   object lock held; it may take the object locks of other elements that never call back into
+ *   this one (fxchain's fused stage reads its children), and must not post messages. Errors as for
+ *   @design.
  */
 struct _GstFxIirClass {
   GstAudioFilterClass parent_class;
@@ -70,10 +77,7 @@ struct _GstFxIirClass {
                      gchar **error);
   int max_sections;
 
-  gboolean (*design_cascade)(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
-                             double *gain, gchar **error);
-  fx_status_t (*install_cascade)(GstFxIir *self, fx_cascade_t *cascade, const fx_sos_t *sos,
-                                 int n_sections, double gain);
+  gboolean (*design_cascade)(GstFxIir *self, double rate, GstFxDesign *design, gchar **error);
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
