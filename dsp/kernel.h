@@ -76,7 +76,8 @@ extern const fx_kernel_t fx_kernel_scalar;
  *   avx2:   AVX2 + FMA, 256-bit vectors (8 float / 4 double lanes).
  *   avx512: AVX-512F/DQ/VL + FMA, 512-bit vectors (16 float / 8 double lanes); bit-identical to
  *           avx2 (same FMA arithmetic per lane; mono, stereo and narrow channel ranges, the
- *           time-block path included, run avx2's code). */
+ *           time-block path included, run avx2's 256-bit code, kernel_x256.h, compiled with
+ *           AVX-512VL's 32 registers). */
 extern const fx_kernel_t fx_kernel_sse2;
 extern const fx_kernel_t fx_kernel_avx2;
 extern const fx_kernel_t fx_kernel_avx512;

@@ -703,8 +703,9 @@ void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t
     K_FN(cv)(coef, state, K, kstride, data, frames, C, c, (int) r);
 }
 
-static void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride, K_IO *data,
-                   size_t frames, int channels)
+/* (unused where an instantiation only serves as a wider kernel's K_NARROW_RANGE) */
+__attribute__((unused)) static void K_NAME(const K_T *coef, K_T *state, double *hist, int K,
+                                           int kstride, K_IO *data, size_t frames, int channels)
 {
   if (frames == 0 || channels <= 0)
     return;
