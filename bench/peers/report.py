@@ -285,7 +285,7 @@ class Report:
         self.p("## (b) the matrix: K sections × C channels, ns per channel-sample")
         self.p()
         self.p("Engine: one `fx_cascade_process` call per repetition over %d channel-samples "
-               "(frames = max(4096, %d / C)), sections = Butterworth low-pass of order 2K at 0.2 × "
+               "(frames = max(4096, %d / C); the working set of a large pipeline buffer, within L2), sections = Butterworth low-pass of order 2K at 0.2 × "
                "Nyquist. scipy: `sosfilt` on a (C, frames) array along the last axis, sos and "
                "data in the same dtype. Each cell: median ns (fraction of that kernel's FMA "
                "bound). *best/scipy* = scipy time ÷ fastest kernel."
