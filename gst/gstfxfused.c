@@ -278,6 +278,17 @@ static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *bu
     }
     gst_object_sync_values(child, stream_time);
   }
+  /* Controllers on the children's own child objects (fxeq's bands). */
+  for (guint i = 0; i < self->n; i++) {
+    GstFxIirClass *klass;
+
+    if (self->is_gain[i])
+      continue;
+    klass = GST_FX_IIR_GET_CLASS(self->children[i]);
+    if (klass->sync_child_controllers)
+      klass->sync_child_controllers(GST_FX_IIR(self->children[i]), &trans->segment,
+                                    GST_BUFFER_TIMESTAMP(buffer));
+  }
 
   if (snapshot_children(self, &new_clip, FALSE)) {
     GST_LOG_OBJECT(self, "a child's parameters changed: redesigning the fused cascade");

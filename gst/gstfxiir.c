@@ -109,6 +109,7 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans);
 static gboolean gst_fx_iir_stop(GstBaseTransform *trans);
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 
 void gst_fx_common_settings_init(GstFxCommonSettings *settings)
 {
@@ -260,7 +261,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_iir_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_iir_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_iir_sink_event);
-  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_sync_controllers);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_iir_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_iir_transform_ip);
   trans_class->transform_ip_on_passthrough = FALSE;
 
@@ -640,6 +641,15 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
   return TRUE;
+}
+
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(trans);
+
+  gst_fx_sync_controllers(trans, buffer);
+  if (klass->sync_child_controllers)
+    klass->sync_child_controllers(GST_FX_IIR(trans), &trans->segment, GST_BUFFER_TIMESTAMP(buffer));
 }
 
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)

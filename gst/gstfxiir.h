@@ -69,6 +69,11 @@ G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
  *   object lock held; it may take the object locks of other elements that never call back into
  *   this one (fxchain's fused stage reads its children), and must not post messages. Errors as for
  *   @design.
+ * @sync_child_controllers: optional: syncs the controllers of the element's own child objects
+ *   (fxeq's bands, #GstChildProxy children) to the stream time of @timestamp in @segment. Called
+ *   without locks from before_transform after the element's own controllers were synced, and by
+ *   fxchain's fused stage for a fused child. Should cost nothing when no child has a control
+ *   binding.
  */
 struct _GstFxIirClass {
   GstAudioFilterClass parent_class;
@@ -78,6 +83,8 @@ struct _GstFxIirClass {
   int max_sections;
 
   gboolean (*design_cascade)(GstFxIir *self, double rate, GstFxDesign *design, gchar **error);
+
+  void (*sync_child_controllers)(GstFxIir *self, const GstSegment *segment, GstClockTime timestamp);
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
