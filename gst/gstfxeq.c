@@ -215,8 +215,8 @@ static void gst_fx_eq_get_property(GObject *object, guint prop_id, GValue *value
                                    GParamSpec *pspec);
 static void gst_fx_eq_dispose(GObject *object);
 static void gst_fx_eq_finalize(GObject *object);
-static gboolean gst_fx_eq_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                 int *n_sections, gchar **error);
+static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+                                         gchar **error);
 static void gst_fx_eq_sync_child_controllers(GstFxIir *iir, const GstSegment *segment,
                                              GstClockTime timestamp);
 
@@ -232,8 +232,7 @@ static void gst_fx_eq_class_init(GstFxEqClass *klass)
   gobject_class->get_property = gst_fx_eq_get_property;
   gobject_class->dispose = gst_fx_eq_dispose;
   gobject_class->finalize = gst_fx_eq_finalize;
-  iir_class->design = gst_fx_eq_design;
-  iir_class->max_sections = FX_EQ_MAX_BANDS;
+  iir_class->design_cascade = gst_fx_eq_design_cascade;
   iir_class->sync_child_controllers = gst_fx_eq_sync_child_controllers;
 
   g_object_class_install_property(
@@ -471,9 +470,11 @@ static void gst_fx_eq_sync_child_controllers(GstFxIir *iir, const GstSegment *se
 
 /* ---- Design ---- */
 
-/* Called with the object lock held. */
-static gboolean gst_fx_eq_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                 int *n_sections, gchar **error)
+/* Called with the object lock held. One section per band, and one engine stage per band (as a
+ * chain of separate biquads: a change of one band crossfades at that band's output and never
+ * re-derives the state of the bands after it). */
+static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+                                         gchar **error)
 {
   GstFxEq *self = GST_FX_EQ(iir);
   fx_eq_band_t bands[FX_EQ_MAX_BANDS];
@@ -484,9 +485,16 @@ static gboolean gst_fx_eq_design(GstFxIir *iir, double rate, fx_sos_t *sos, int 
     const GstFxEqBand *b = g_ptr_array_index(self->bands, i);
     bands[i] = (fx_eq_band_t){(fx_biquad_type_t) b->type, b->frequency, b->q, b->gain};
   }
-  st = fx_design_eq(bands, n, self->pre_gain, rate, sos, capacity, n_sections, &bad);
-  if (st == FX_OK)
+  design->sos = g_new0(fx_sos_t, FX_EQ_MAX_BANDS);
+  st = fx_design_eq(bands, n, self->pre_gain, rate, design->sos, FX_EQ_MAX_BANDS,
+                    &design->n_sections, &bad);
+  if (st == FX_OK) {
+    design->stages = g_new0(fx_cascade_stage_t, design->n_sections);
+    design->n_stages = design->n_sections;
+    for (int i = 0; i < design->n_sections; i++)
+      design->stages[i] = (fx_cascade_stage_t){FX_CASCADE_STAGE_SECTIONS, design->sos + i, 1, 1.0};
     return TRUE;
+  }
 
   if (bad >= 0) {
     switch (st) {

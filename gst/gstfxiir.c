@@ -394,6 +394,17 @@ gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, in
   return TRUE;
 }
 
+gboolean gst_fx_iir_get_design(GstFxIir *self, double rate, GstFxDesign **design, gchar **error)
+{
+  g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
+  g_return_val_if_fail(design != NULL, FALSE);
+
+  GST_OBJECT_LOCK(self);
+  *design = design_locked(self, rate, error);
+  GST_OBJECT_UNLOCK(self);
+  return *design != NULL;
+}
+
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
 {
   guint serial;

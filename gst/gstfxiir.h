@@ -97,6 +97,11 @@ struct _GstFxIirClass {
 gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
                                  gchar **error);
 
+/* As gst_fx_iir_get_sections(), with the stage layout: on success *@design is a new design
+ * (free with gst_fx_design_free()) whose stages point into its own sections. For containers
+ * (fxchain's fused stage) that keep a child's stages apart, as the child itself runs them. */
+gboolean gst_fx_iir_get_design(GstFxIir *self, double rate, GstFxDesign **design, gchar **error);
+
 /* Subclasses call this after changing a DSP parameter (without holding the object lock). When the
  * rate is known the sections are redesigned at once and installed on the next buffer; when the
  * new parameters are invalid an element warning names the property, value and range, and the
