@@ -175,8 +175,6 @@ static void gst_fx_eq_band_class_init(GstFxEqBandClass *klass)
                           "Boost (positive) or cut (negative) in dB for peaking and shelves "
                           "(-120..120)",
                           MIN_BAND_GAIN, MAX_BAND_GAIN, DEFAULT_BAND_GAIN, GST_FX_DSP_PARAM_FLAGS));
-
-  gst_type_mark_as_plugin_api(GST_TYPE_FX_EQ_BAND_TYPE, 0);
 }
 
 static void gst_fx_eq_band_init(GstFxEqBand *band)
@@ -256,6 +254,7 @@ static void gst_fx_eq_class_init(GstFxEqClass *klass)
       "gst-fx developers");
 
   gst_type_mark_as_plugin_api(GST_TYPE_FX_EQ_BAND, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_EQ_BAND_TYPE, 0);
 }
 
 /* A new band for index @i of @n (not parented yet). */
