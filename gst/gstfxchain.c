@@ -12,7 +12,8 @@
  * ONE second-order-sections cascade that is called once per buffer (one dispatch), instead of
  * once per element. Any other element with exactly one audio sink pad and one audio src pad
  * (`audioconvert`, `volume`, a clipping `fxgain`, ...) is an opaque stage that runs on its own
- * and ends the run.
+ * and ends the run. `fxeq` is an IIR element too: all its bands join the run (each band a stage
+ * of its own in the cascade, as in the standalone EQ).
  *
  * The chain is given by the `chain` property in gst-launch syntax, or with gst-launch's bin
  * syntax (`fxchain.( a ! b )`), or by adding and linking elements in the bin. The children keep

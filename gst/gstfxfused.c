@@ -13,7 +13,8 @@
  * children's controllers at the buffer's stream time and, when a child's parameters changed,
  * redesigns and installs the new cascade without resetting the history.
  *
- * The cascade is installed as stages, one per child (fx_cascade_set_stages()), so that a change
+ * The cascade is installed as stages, one per child (fx_cascade_set_stages(); a child whose own
+ * design has several stages, as fxeq's one per band, keeps them), so that a change
  * behaves exactly as in the unfused chain: only the changed child's sections go through a
  * transition (history transfer or warm-up, and a crossfade of the same length as a standalone
  * element's, at that child's output, so the following children filter the faded signal), and a
@@ -135,61 +136,87 @@ GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children
   return self->children;
 }
 
-/* Object lock held (see the locking note above). */
+/* Object lock held (see the locking note above). Every child contributes its own stages: an
+ * fxgain one GAIN stage, an IIR child the stages of its own design (one for most elements; fxeq
+ * has one per band), so a change goes through the same transitions as in the unfused chain. */
 static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
                                             gchar **error)
 {
   GstFxFused *self = GST_FX_FUSED(iir);
-  fx_stage_t *stages = g_new0(fx_stage_t, self->n);
-  fx_sos_t **parts = g_new0(fx_sos_t *, self->n);
+  GstFxDesign **parts = g_new0(GstFxDesign *, self->n);
+  fx_stage_t *stages = NULL;
   fx_plan_stage_t ps;
   fx_status_t st;
   gboolean ok = FALSE;
   double folded;
-  int total = 0, off = 0;
+  int total = 0, off = 0, n_entries = 0, e = 0;
 
   for (guint i = 0; i < self->n; i++) {
     GstElement *child = self->children[i];
+    gchar *err = NULL;
 
     if (self->is_gain[i]) {
-      stages[i].kind = FX_STAGE_GAIN;
-      gst_fx_gain_get_linear(GST_FX_GAIN(child), &stages[i].gain, NULL);
-      /* Folded when the plan was made; a later clip=true waits for a replan (see
-       * before_transform). */
-      stages[i].clip = 0;
-    } else {
-      gchar *err = NULL;
-      int k = 0;
-
-      if (!gst_fx_iir_get_sections(GST_FX_IIR(child), rate, &parts[i], &k, &err)) {
-        gchar *name = gst_object_get_name(GST_OBJECT(child));
-        *error = g_strdup_printf("%s: %s", name, err ? err : "cannot be designed");
-        g_free(name);
-        g_free(err);
-        goto out;
-      }
-      stages[i].kind = FX_STAGE_IIR;
-      stages[i].sos = parts[i];
-      stages[i].n_sections = k;
-      total += k;
+      n_entries++;
+      continue;
+    }
+    if (!gst_fx_iir_get_design(GST_FX_IIR(child), rate, &parts[i], &err)) {
+      gchar *name = gst_object_get_name(GST_OBJECT(child));
+      *error = g_strdup_printf("%s: %s", name, err ? err : "cannot be designed");
+      g_free(name);
+      g_free(err);
+      goto out;
+    }
+    for (int k = 0; k < parts[i]->n_stages; k++) {
+      const fx_cascade_stage_t *cs = &parts[i]->stages[k];
+      /* A SECTIONS stage with a folded gain becomes the sections and a GAIN stage after them. */
+      n_entries += (cs->kind == FX_CASCADE_STAGE_SECTIONS && cs->gain != 1.0) ? 2 : 1;
     }
   }
 
-  if (fx_plan_chain(stages, (int) self->n, 1, &ps, 1) != 1 || !ps.is_cascade || ps.first != 0 ||
-      ps.last != (int) self->n - 1) {
+  stages = g_new0(fx_stage_t, MAX(n_entries, 1));
+  for (guint i = 0; i < self->n; i++) {
+    if (self->is_gain[i]) {
+      stages[e].kind = FX_STAGE_GAIN;
+      gst_fx_gain_get_linear(GST_FX_GAIN(self->children[i]), &stages[e].gain, NULL);
+      /* Folded when the plan was made; a later clip=true waits for a replan (see
+       * before_transform). */
+      stages[e].clip = 0;
+      e++;
+      continue;
+    }
+    for (int k = 0; k < parts[i]->n_stages; k++) {
+      const fx_cascade_stage_t *cs = &parts[i]->stages[k];
+      if (cs->kind == FX_CASCADE_STAGE_GAIN) {
+        stages[e].kind = FX_STAGE_GAIN;
+        stages[e++].gain = cs->gain;
+        continue;
+      }
+      stages[e].kind = FX_STAGE_IIR;
+      stages[e].sos = cs->sos;
+      stages[e++].n_sections = cs->n;
+      total += cs->n;
+      if (cs->gain != 1.0) {
+        stages[e].kind = FX_STAGE_GAIN;
+        stages[e++].gain = cs->gain;
+      }
+    }
+  }
+
+  if (fx_plan_chain(stages, n_entries, 1, &ps, 1) != 1 || !ps.is_cascade || ps.first != 0 ||
+      ps.last != n_entries - 1) {
     *error = g_strdup("internal error: the fused run does not plan as one cascade");
     goto out;
   }
   design->sos = g_new0(fx_sos_t, MAX(total, 1));
-  design->stages = g_new0(fx_cascade_stage_t, self->n);
+  design->stages = g_new0(fx_cascade_stage_t, MAX(n_entries, 1));
   st = fx_plan_collect(stages, &ps, design->sos, total, &design->n_sections, &folded);
   if (st == FX_OK)
-    st = fx_plan_cascade_stages(stages, &ps, design->stages, (int) self->n, &design->n_stages);
+    st = fx_plan_cascade_stages(stages, &ps, design->stages, n_entries, &design->n_stages);
   if (st != FX_OK) {
     *error = g_strdup_printf("cannot collect the fused sections: %s", fx_status_string(st));
     goto out;
   }
-  /* The stages point at the children's arrays, freed below: point them into design->sos. */
+  /* The stages point at the children's designs, freed below: point them into design->sos. */
   for (int i = 0; i < design->n_stages; i++) {
     if (design->stages[i].kind != FX_CASCADE_STAGE_SECTIONS)
       continue;
@@ -200,7 +227,7 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDes
 
 out:
   for (guint i = 0; i < self->n; i++)
-    g_free(parts[i]);
+    gst_fx_design_free(parts[i]);
   g_free(parts);
   g_free(stages);
   return ok;
@@ -277,6 +304,17 @@ static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *bu
         break;
     }
     gst_object_sync_values(child, stream_time);
+  }
+  /* Controllers on the children's own child objects (fxeq's bands). */
+  for (guint i = 0; i < self->n; i++) {
+    GstFxIirClass *klass;
+
+    if (self->is_gain[i])
+      continue;
+    klass = GST_FX_IIR_GET_CLASS(self->children[i]);
+    if (klass->sync_child_controllers)
+      klass->sync_child_controllers(GST_FX_IIR(self->children[i]), &trans->segment,
+                                    GST_BUFFER_TIMESTAMP(buffer));
   }
 
   if (snapshot_children(self, &new_clip, FALSE)) {

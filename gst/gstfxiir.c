@@ -109,6 +109,7 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans);
 static gboolean gst_fx_iir_stop(GstBaseTransform *trans);
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 
 void gst_fx_common_settings_init(GstFxCommonSettings *settings)
 {
@@ -260,7 +261,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_iir_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_iir_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_iir_sink_event);
-  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_sync_controllers);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_iir_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_iir_transform_ip);
   trans_class->transform_ip_on_passthrough = FALSE;
 
@@ -391,6 +392,17 @@ gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, in
   *sos = d->sos ? g_steal_pointer(&d->sos) : g_new0(fx_sos_t, 1);
   gst_fx_design_free(d);
   return TRUE;
+}
+
+gboolean gst_fx_iir_get_design(GstFxIir *self, double rate, GstFxDesign **design, gchar **error)
+{
+  g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
+  g_return_val_if_fail(design != NULL, FALSE);
+
+  GST_OBJECT_LOCK(self);
+  *design = design_locked(self, rate, error);
+  GST_OBJECT_UNLOCK(self);
+  return *design != NULL;
 }
 
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
@@ -640,6 +652,15 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
   return TRUE;
+}
+
+static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(trans);
+
+  gst_fx_sync_controllers(trans, buffer);
+  if (klass->sync_child_controllers)
+    klass->sync_child_controllers(GST_FX_IIR(trans), &trans->segment, GST_BUFFER_TIMESTAMP(buffer));
 }
 
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)

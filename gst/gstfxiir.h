@@ -69,6 +69,11 @@ G_DECLARE_DERIVABLE_TYPE(GstFxIir, gst_fx_iir, GST, FX_IIR, GstAudioFilter)
  *   object lock held; it may take the object locks of other elements that never call back into
  *   this one (fxchain's fused stage reads its children), and must not post messages. Errors as for
  *   @design.
+ * @sync_child_controllers: optional: syncs the controllers of the element's own child objects
+ *   (fxeq's bands, #GstChildProxy children) to the stream time of @timestamp in @segment. Called
+ *   without locks from before_transform after the element's own controllers were synced, and by
+ *   fxchain's fused stage for a fused child. Should cost nothing when no child has a control
+ *   binding.
  */
 struct _GstFxIirClass {
   GstAudioFilterClass parent_class;
@@ -78,6 +83,8 @@ struct _GstFxIirClass {
   int max_sections;
 
   gboolean (*design_cascade)(GstFxIir *self, double rate, GstFxDesign *design, gchar **error);
+
+  void (*sync_child_controllers)(GstFxIir *self, const GstSegment *segment, GstClockTime timestamp);
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
@@ -89,6 +96,11 @@ struct _GstFxIirClass {
  * message naming the property, its value and the allowed range. Thread-safe. */
 gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
                                  gchar **error);
+
+/* As gst_fx_iir_get_sections(), with the stage layout: on success *@design is a new design
+ * (free with gst_fx_design_free()) whose stages point into its own sections. For containers
+ * (fxchain's fused stage) that keep a child's stages apart, as the child itself runs them. */
+gboolean gst_fx_iir_get_design(GstFxIir *self, double rate, GstFxDesign **design, gchar **error);
 
 /* Subclasses call this after changing a DSP parameter (without holding the object lock). When the
  * rate is known the sections are redesigned at once and installed on the next buffer; when the
