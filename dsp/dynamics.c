@@ -11,6 +11,8 @@
 /* Levels are floored here (dB) so that silence gives a finite level. */
 #define FX_DYN_FLOOR_DB (-400.0)
 #define FX_DYN_FLOOR_POW 1e-40 /* 10^(FLOOR_DB / 10) */
+/* Time constant (ms) of the glide of a changed makeup gain. */
+#define FX_DYN_MAKEUP_MS 5.0
 
 struct fx_dyn {
   fx_dyn_mode mode;
@@ -22,6 +24,8 @@ struct fx_dyn {
 
   /* coefficients */
   double a_att, a_rel, b_rms, makeup_lin, thr_lin;
+  double a_mk; /* makeup glide: one-pole, FX_DYN_MAKEUP_MS */
+  double mk;   /* the makeup gain (linear) now: glides to makeup_lin without clicks */
   long hold_n;
 
   /* state */
@@ -112,6 +116,7 @@ void fx_dyn_set_params(fx_dyn *d, const fx_dyn_params *p)
   d->a_att = pole(q.attack_ms, d->rate);
   d->a_rel = pole(q.release_ms, d->rate);
   d->b_rms = pole(q.rms_ms, d->rate);
+  d->a_mk = pole(FX_DYN_MAKEUP_MS, d->rate);
   d->makeup_lin = pow(10.0, q.makeup_db / 20.0);
   d->thr_lin = pow(10.0, q.threshold_db / 20.0);
   {
@@ -227,6 +232,7 @@ void fx_dyn_reset(fx_dyn *d)
     memset(d->delay, 0, d->la * ch * sizeof(double));
   d->dpos = 0;
   d->n = 0;
+  d->mk = d->makeup_lin;
   d->bpos = 0;
   if (d->mode == FX_DYN_LIMITER) {
     for (size_t i = 0; i < g; i++) {
@@ -286,10 +292,18 @@ static void gains_log(fx_dyn *d)
 {
   const double ln10_20 = log(10.0) / 20.0;
 
+  if (d->mk != d->makeup_lin) {
+    double m = d->makeup_lin + d->a_mk * (d->mk - d->makeup_lin);
+    d->mk = fabs(m - d->makeup_lin) <= 1e-12 * d->makeup_lin ? d->makeup_lin : m;
+  }
+
   if (d->p.detector == FX_DYN_RMS) {
     const double b = d->b_rms;
-    for (int c = 0; c < d->channels; c++)
-      d->ms[c] = b * d->ms[c] + (1.0 - b) * d->x[c] * d->x[c];
+    for (int c = 0; c < d->channels; c++) {
+      double m = b * d->ms[c] + (1.0 - b) * d->x[c] * d->x[c];
+      /* below the level floor every value reads the same: flush it (no denormals in silence) */
+      d->ms[c] = m > FX_DYN_FLOOR_POW ? m : 0.0;
+    }
   }
   for (int k = 0; k < d->groups; k++) {
     double gc = fx_dyn_static_gain_db(d->mode, &d->p, group_level_db(d, k));
@@ -307,8 +321,12 @@ static void gains_log(fx_dyn *d)
       double a = gc < gs ? d->a_att : d->a_rel;
       gs = a * gs + (1.0 - a) * gc;
     }
+    /* a release decaying towards 0 dB would end in denormals; 1e-30 dB is far below any
+     * audible or representable gain difference */
+    if (fabs(gs) < 1e-30)
+      gs = 0.0;
     d->gs[k] = gs;
-    d->lin[k] = exp(gs * ln10_20) * d->makeup_lin;
+    d->lin[k] = exp(gs * ln10_20) * d->mk;
   }
 }
 

@@ -21,7 +21,9 @@
  *     Compressor: a falling gain (more reduction) uses attack, a rising gain uses release.
  *     Gate: a rising gain (opening) uses attack; a falling gain (closing) first waits hold_ms
  *     after the last time the gate wanted to be at least as open, then uses release.
- *  4. output = x delayed by the look-ahead * 10^((gain + makeup_db) / 20).
+ *  4. output = x delayed by the look-ahead * 10^(gain / 20) * makeup, where the linear makeup
+ *     gain 10^(makeup_db / 20) glides to a changed value with a 5 ms one-pole (no click); it
+ *     starts at its value on reset.
  *
  * Limiter (brick wall, linear domain): per frame the required gain is g = min(1, T / peak); a
  * sliding-window minimum over the last L + 1 frames (L = look-ahead), a release one-pole that may
