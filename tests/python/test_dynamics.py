@@ -558,3 +558,19 @@ def test_extreme_shapes_do_not_crash(el, rate, channels, frames, split):
     assert np.all(np.isfinite(res.y))
     if el == "fxlimiter":
         assert np.max(np.abs(res.y)) <= 10 ** (-1 / 20)
+
+
+def test_inside_fxchain_as_opaque_stages():
+    """In fxchain the dynamics elements are opaque stages: same output (tail included) as the
+    same elements linked in a pipeline."""
+    rate = 48000
+    x = bursty(rate, 0.2, 2, seed=77, lo_db=-40, hi_db=12)
+    stages = ("fxbutterworth cutoff=5000 ! fxcompressor threshold=-30 ratio=4 ! "
+              "fxgate threshold=-45 ! fxlimiter threshold=-6 look-ahead=2")
+    a = run_pipeline("fxchain chain=\"%s\"" % stages, x, rate, split=("random", 1, 2000))
+    b = run_pipeline(stages, x, rate, split=("random", 1, 2000))
+    assert_clean(a)
+    assert_clean(b)
+    assert a.y.shape == (x.shape[0] + lookahead_frames(2, rate), 2)
+    assert np.array_equal(a.y, b.y)
+    assert np.max(np.abs(a.y)) <= 10 ** (-6 / 20)
