@@ -426,11 +426,20 @@ static gboolean gst_fx_normalize_sink_event(GstBaseTransform *trans, GstEvent *e
 
   switch (GST_EVENT_TYPE(event)) {
   case GST_EVENT_EOS:
-  case GST_EVENT_CAPS:
-    /* at a caps change, what was held under the old caps is normalised on its own */
     if (!self->failed)
       release_held(self);
     break;
+  case GST_EVENT_CAPS: {
+    /* at a format change, what was held under the old caps is normalised on its own */
+    GstCaps *caps;
+    GstAudioInfo info;
+    gst_event_parse_caps(event, &caps);
+    if (!self->failed && self->held.length > 0 &&
+        (!gst_audio_info_from_caps(&info, caps) ||
+         !gst_audio_info_is_equal(&info, &self->held_info)))
+      release_held(self);
+    break;
+  }
   case GST_EVENT_FLUSH_STOP:
     drop_held(self);
     self->failed = FALSE;

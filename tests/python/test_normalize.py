@@ -242,3 +242,37 @@ def test_percentile_selection_vs_numpy():
             worst = max(worst, abs(got - want) / max(abs(want), 1e-300))
     record("normalize", "rel_percentile", worst, "300 arrays")
     assert worst <= 1e-15, worst
+
+
+def test_caps_change_normalises_each_part():
+    """A format change mid-stream: what was held under the old caps is normalised on its own."""
+    a = signal(48000, 0.2, 2, seed=11)
+    b = signal(44100, 0.2, 2, seed=12) * 0.3
+    res = run_pipeline("fxnormalize mode=peak target=-2", [(a, 48000), (b, 44100)], split=1000)
+    assert not res.errors
+    assert len(res.pieces) == 2
+    for piece, x in zip(res.pieces, (a, b)):
+        assert np.allclose(piece, x * 10 ** (-2 / 20) / np.abs(x).max(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", ["fxnormalize", "fxcompressor", "fxgate", "fxlimiter"])
+def test_element_contract(name):
+    """Classification, rank, kebab-case names; DSP parameters controllable; the structural ones
+    (look-ahead, link, max-duration) are documented as such."""
+    import re
+    f = Gst.ElementFactory.find(name)
+    assert f.get_metadata("klass") == "Filter/Effect/Audio"
+    assert f.get_rank() == Gst.Rank.NONE
+    el = f.create(None)
+    structural = {"look-ahead", "link", "max-duration"}
+    n_dsp = 0
+    for p in el.list_properties():
+        if not p.owner_type.name.startswith("GstFx"):
+            continue
+        assert re.match(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", p.name), p.name
+        if not p.flags & gi.repository.GObject.ParamFlags.WRITABLE or p.name in structural:
+            continue
+        n_dsp += 1
+        assert p.flags & Gst.PARAM_CONTROLLABLE, "%s:%s not controllable" % (name, p.name)
+        assert p.flags & Gst.PARAM_MUTABLE_PLAYING, p.name
+    assert n_dsp >= 2
