@@ -350,16 +350,17 @@ static void gains_limiter(fx_dyn *d)
         peak = v;
     }
     gr = peak > t ? t / peak : 1.0;
-    /* sliding minimum over frames [n - la, n]: a deque of increasing values */
+    /* sliding minimum over frames [n - la, n]: a deque of increasing values. Expired entries
+     * leave first, so at most win - 1 remain and the new one always fits. */
+    while (len > 0 && idx[head] + win <= n) {
+      head = (head + 1) % win;
+      len--;
+    }
     while (len > 0 && val[(head + len - 1) % win] >= gr)
       len--;
     val[(head + len) % win] = gr;
     idx[(head + len) % win] = n;
     len++;
-    while (idx[head] + win <= n) {
-      head = (head + 1) % win;
-      len--;
-    }
     d->dq_head[k] = head;
     d->dq_len[k] = len;
     m = val[head];
