@@ -442,6 +442,16 @@ static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *ev
   case GST_EVENT_EOS:
     push_tail(self);
     break;
+  case GST_EVENT_CAPS: {
+    /* a new format: the look-ahead's tail of the old one goes out first (in the old format) */
+    GstCaps *caps;
+    GstAudioInfo info;
+    gst_event_parse_caps(event, &caps);
+    if (priv->dyn && gst_audio_info_from_caps(&info, caps) &&
+        !gst_audio_info_is_equal(&info, &GST_AUDIO_FILTER(self)->info))
+      push_tail(self);
+    break;
+  }
   case GST_EVENT_FLUSH_STOP:
   case GST_EVENT_STREAM_START:
     if (priv->dyn)

@@ -593,3 +593,18 @@ def test_limiter_decaying_overload(la):
     T = 10 ** (-6 / 20)
     assert np.max(np.abs(y)) <= T
     assert np.max(np.abs(y - ref)) / T < 1e-10
+
+
+def test_renegotiation_pushes_the_old_tail():
+    """A rate change mid-stream: the look-ahead tail of the first format comes out before the
+    new caps, and the second part starts from a fresh state."""
+    a = bursty(48000, 0.1, 2, seed=21, lo_db=-30, hi_db=10)
+    b = bursty(44100, 0.1, 2, seed=22, lo_db=-30, hi_db=10)
+    res = run_pipeline("fxlimiter threshold=-3 look-ahead=3", [(a, 48000), (b, 44100)],
+                       split=("random", 1, 900))
+    assert not res.errors and not res.warnings
+    assert len(res.pieces) == 2
+    for piece, x, rate in zip(res.pieces, (a, b), (48000, 44100)):
+        ref = ref_limiter(x, rate, -3.0, 3.0, 50.0, True)
+        assert piece.shape == ref.shape
+        assert np.max(np.abs(piece - ref)) < 1e-10
