@@ -16,6 +16,10 @@
 #include "gstfxgain.h"
 #include "gstfxlinkwitzriley.h"
 #include "gstfxsos.h"
+#include "gstfxcompressor.h"
+#include "gstfxgate.h"
+#include "gstfxlimiter.h"
+#include "gstfxnormalize.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
@@ -31,6 +35,10 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxchain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxeq, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxcompressor, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxgate, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxlimiter, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxnormalize, plugin);
 
   return ret;
 }

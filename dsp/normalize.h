@@ -1,0 +1,64 @@
+/* gst-fx — loudness normalisation statistics: peak, RMS and percentile of |x|. Pure C11, no GLib.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A whole-stream normaliser accumulates the peak and the sum of squares per channel while it
+ * holds the stream, then computes one gain (or one per channel) that brings the level to a
+ * target in dBFS. The percentile level needs every sample: fx_norm_percentile() selects it from
+ * an array of |x| in O(n). Non-finite samples are left out of the statistics (and counted). */
+#ifndef FX_NORMALIZE_H
+#define FX_NORMALIZE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FX_NORM_PEAK = 0,
+  FX_NORM_RMS = 1,
+  FX_NORM_PERCENTILE = 2,
+} fx_norm_mode;
+
+typedef struct fx_norm fx_norm;
+
+fx_norm *fx_norm_new(int channels);
+void fx_norm_free(fx_norm *s);
+void fx_norm_reset(fx_norm *s);
+
+/* Adds `frames` interleaved frames to the statistics. */
+void fx_norm_add_f32(fx_norm *s, const float *x, size_t frames);
+void fx_norm_add_f64(fx_norm *s, const double *x, size_t frames);
+
+/* Frames added since the last reset, and non-finite samples seen (left out). */
+size_t fx_norm_frames(const fx_norm *s);
+size_t fx_norm_nonfinite(const fx_norm *s);
+
+/* The peak |x| and the RMS of one channel, or of all channels together for channel < 0. */
+double fx_norm_peak(const fx_norm *s, int channel);
+double fx_norm_rms(const fx_norm *s, int channel);
+
+/* Appends |x| of one channel (channel >= 0) or of every sample (channel < 0) of `frames`
+ * interleaved frames to dst, leaving non-finite samples out; returns the number written. */
+size_t fx_norm_collect_abs_f32(const float *x, size_t frames, int channels, int channel,
+                               double *dst);
+size_t fx_norm_collect_abs_f64(const double *x, size_t frames, int channels, int channel,
+                               double *dst);
+
+/* The q-th percentile (0..100) of v[0..n) with linear interpolation between the closest ranks,
+ * as numpy.percentile's default; reorders v. 0 for n == 0. */
+double fx_norm_percentile(double *v, size_t n, double q);
+
+/* The linear gain that takes `level` to `target_db` dBFS; 1 when the level is 0 or not finite
+ * (silence stays silence, never an infinite gain). */
+double fx_norm_gain(double level, double target_db);
+
+/* Multiplies frames in place by a gain per channel; non-finite samples become 0. */
+void fx_norm_apply_f32(float *x, size_t frames, int channels, const double *gains);
+void fx_norm_apply_f64(double *x, size_t frames, int channels, const double *gains);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,512 @@
+/* gst-fx — GstFxDynamics: the shared base of fxcompressor, fxgate and fxlimiter.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Thin: properties (one table for the three elements, defaults from fx_dyn_params_default()),
+ * controller sync, the LATENCY query, the latency message, the look-ahead tail at EOS and the
+ * non-finite input warning. The DSP is dsp/dynamics.c. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxdynamics.h"
+#include "gstfxprops.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GST_CAT_DEFAULT (GST_FX_DYNAMICS_GET_CLASS(self)->debug)
+
+enum {
+  PROP_0,
+  PROP_THRESHOLD,
+  PROP_RATIO,
+  PROP_KNEE,
+  PROP_ATTACK,
+  PROP_HOLD,
+  PROP_RELEASE,
+  PROP_MAKEUP,
+  PROP_RANGE,
+  PROP_DETECTOR,
+  PROP_RMS_WINDOW,
+  PROP_LOOKAHEAD,
+  PROP_LINK,
+};
+
+#define M_C (1u << FX_DYN_COMPRESSOR)
+#define M_G (1u << FX_DYN_GATE)
+#define M_L (1u << FX_DYN_LIMITER)
+
+typedef struct {
+  /* Settings (object lock). */
+  fx_dyn_params params;
+  double lookahead_ms;
+  gboolean link;
+
+  /* Stream state (streaming thread). */
+  fx_dyn *dyn;
+  fx_dyn_params applied;
+  gboolean is_f64;
+  gint rate;
+  GstClockTime latency;  /* what the LATENCY query adds (ns) */
+  GstClockTime next_pts; /* end of the last buffer, for the tail at EOS */
+  guint64 next_offset;
+  gboolean warned_nonfinite;
+} GstFxDynamicsPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUDIO_FILTER)
+
+#define PRIV(self) ((GstFxDynamicsPrivate *) gst_fx_dynamics_get_instance_private(self))
+
+static const GstFxPropField dyn_fields[] = {
+    {PROP_THRESHOLD, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, threshold_db)},
+    {PROP_RATIO, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, ratio)},
+    {PROP_KNEE, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, knee_db)},
+    {PROP_ATTACK, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, attack_ms)},
+    {PROP_HOLD, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, hold_ms)},
+    {PROP_RELEASE, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, release_ms)},
+    {PROP_MAKEUP, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, makeup_db)},
+    {PROP_RANGE, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, range_db)},
+    {PROP_DETECTOR, G_TYPE_ENUM,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, detector)},
+    {PROP_RMS_WINDOW, G_TYPE_DOUBLE,
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, rms_ms)},
+    {PROP_LOOKAHEAD, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxDynamicsPrivate, lookahead_ms)},
+    {PROP_LINK, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxDynamicsPrivate, link)},
+};
+
+/* The double properties: id, name, nick, blurb, range, and the elements that have them. The
+ * defaults come from fx_dyn_params_default(). */
+typedef struct {
+  guint id;
+  const gchar *name, *nick, *blurb;
+  double min, max;
+  guint modes;
+} DynDoubleProp;
+
+static const DynDoubleProp double_props[] = {
+    {PROP_THRESHOLD, "threshold", "Threshold",
+     "Threshold in dBFS (the limiter's ceiling: its output never exceeds it)", -120.0, 20.0,
+     M_C | M_G | M_L},
+    {PROP_RATIO, "ratio", "Ratio",
+     "Compressor: input dB above the threshold per output dB (1 = off); gate: output dB per "
+     "input dB below the threshold (downward expansion, large = hard gate)",
+     1.0, 1000.0, M_C | M_G},
+    {PROP_KNEE, "knee", "Knee", "Soft-knee width in dB around the threshold (0 = hard knee)", 0.0,
+     48.0, M_C | M_G},
+    {PROP_ATTACK, "attack", "Attack",
+     "Attack time constant in ms (compressor: gain falling; gate: opening): 1-1/e of a step "
+     "after this time",
+     0.0, 5000.0, M_C | M_G},
+    {PROP_HOLD, "hold", "Hold", "Gate: ms the gate stays open after the level falls", 0.0, 5000.0,
+     M_G},
+    {PROP_RELEASE, "release", "Release",
+     "Release time constant in ms (compressor, limiter: gain rising; gate: closing after hold)",
+     0.0, 10000.0, M_C | M_G | M_L},
+    {PROP_MAKEUP, "makeup", "Makeup gain", "Gain in dB applied after the gain computer", -60.0,
+     60.0, M_C | M_G},
+    {PROP_RANGE, "range", "Range", "Gate: the floor in dB, the most attenuation the gate applies",
+     -200.0, 0.0, M_G},
+    {PROP_RMS_WINDOW, "rms-window", "RMS window",
+     "Time constant in ms of the RMS detector's one-pole mean of x^2", 0.0, 1000.0, M_C | M_G},
+};
+
+#define MAX_LOOKAHEAD_MS 100.0
+
+GType gst_fx_dynamics_detector_get_type(void);
+#define GST_TYPE_FX_DYNAMICS_DETECTOR (gst_fx_dynamics_detector_get_type())
+GType gst_fx_dynamics_detector_get_type(void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {FX_DYN_PEAK, "Peak: the instantaneous |x|", "peak"},
+      {FX_DYN_RMS, "RMS: a one-pole mean of x^2 over rms-window", "rms"},
+      {0, NULL, NULL},
+  };
+  return gst_fx_enum_register_once(&type, "GstFxDynamicsDetector", values);
+}
+
+static double default_of(const fx_dyn_params *p, guint id)
+{
+  switch (id) {
+  case PROP_THRESHOLD:
+    return p->threshold_db;
+  case PROP_RATIO:
+    return p->ratio;
+  case PROP_KNEE:
+    return p->knee_db;
+  case PROP_ATTACK:
+    return p->attack_ms;
+  case PROP_HOLD:
+    return p->hold_ms;
+  case PROP_RELEASE:
+    return p->release_ms;
+  case PROP_MAKEUP:
+    return p->makeup_db;
+  case PROP_RANGE:
+    return p->range_db;
+  case PROP_RMS_WINDOW:
+    return p->rms_ms;
+  default:
+    return 0.0;
+  }
+}
+
+static void gst_fx_dynamics_set_property(GObject *object, guint prop_id, const GValue *value,
+                                         GParamSpec *pspec)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(object);
+
+  /* look-ahead and link shape the engine's memory: only while not streaming */
+  if (prop_id == PROP_LOOKAHEAD || prop_id == PROP_LINK) {
+    GstState state;
+    GST_OBJECT_LOCK(self);
+    state = MAX(GST_STATE(self), GST_STATE_PENDING(self));
+    GST_OBJECT_UNLOCK(self);
+    if (state > GST_STATE_READY) {
+      GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, (NULL),
+                          ("'%s' can only change in the NULL or READY state; the change is "
+                           "ignored",
+                           pspec->name));
+      return;
+    }
+  }
+  gst_fx_props_set(object, PRIV(self), dyn_fields, G_N_ELEMENTS(dyn_fields), prop_id, value, pspec);
+}
+
+static void gst_fx_dynamics_get_property(GObject *object, guint prop_id, GValue *value,
+                                         GParamSpec *pspec)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(object);
+
+  gst_fx_props_get(object, PRIV(self), dyn_fields, G_N_ELEMENTS(dyn_fields), prop_id, value, pspec);
+}
+
+void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode mode,
+                                 GstDebugCategory *debug, const gchar *longname,
+                                 const gchar *description)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  fx_dyn_params def;
+  GstCaps *caps;
+
+  klass->mode = mode;
+  klass->debug = debug;
+  /* GObject does not inherit these (g_object_base_class_init resets them) */
+  gobject_class->set_property = gst_fx_dynamics_set_property;
+  gobject_class->get_property = gst_fx_dynamics_get_property;
+  fx_dyn_params_default(mode, &def);
+
+  for (guint i = 0; i < G_N_ELEMENTS(double_props); i++) {
+    const DynDoubleProp *d = &double_props[i];
+    if (!(d->modes & (1u << mode)))
+      continue;
+    g_object_class_install_property(gobject_class, d->id,
+                                    g_param_spec_double(d->name, d->nick, d->blurb, d->min, d->max,
+                                                        default_of(&def, d->id),
+                                                        GST_FX_DSP_PARAM_FLAGS));
+  }
+  if (mode != FX_DYN_LIMITER)
+    g_object_class_install_property(
+        gobject_class, PROP_DETECTOR,
+        g_param_spec_enum("detector", "Detector", "Level detector: peak or rms",
+                          GST_TYPE_FX_DYNAMICS_DETECTOR, def.detector, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_LOOKAHEAD,
+      g_param_spec_double("look-ahead", "Look-ahead",
+                          "Look-ahead in ms: the output is delayed (and the latency reported) by "
+                          "this much so the gain can react before a peak (NULL/READY only)",
+                          0.0, MAX_LOOKAHEAD_MS, mode == FX_DYN_LIMITER ? 5.0 : 0.0,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property(
+      gobject_class, PROP_LINK,
+      g_param_spec_boolean("link", "Link channels",
+                           "One gain for all channels from the loudest channel (TRUE) or one "
+                           "gain per channel (FALSE) (NULL/READY only)",
+                           TRUE,
+                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_set_static_metadata(element_class, longname, "Filter/Effect/Audio", description,
+                                        "gst-fx developers");
+  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
+  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
+  gst_caps_unref(caps);
+}
+
+static void gst_fx_dynamics_finalize(GObject *object)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(object);
+
+  fx_dyn_free(PRIV(self)->dyn);
+  PRIV(self)->dyn = NULL;
+  G_OBJECT_CLASS(gst_fx_dynamics_parent_class)->finalize(object);
+}
+
+static void gst_fx_dynamics_init(GstFxDynamics *self)
+{
+  GstFxDynamicsPrivate *priv = PRIV(self);
+
+  priv->link = TRUE;
+  priv->latency = 0;
+  priv->next_pts = GST_CLOCK_TIME_NONE;
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}
+
+void gst_fx_dynamics_instance_setup(GstFxDynamics *self)
+{
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  fx_dyn_mode mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
+
+  fx_dyn_params_default(mode, &priv->params);
+  priv->lookahead_ms = mode == FX_DYN_LIMITER ? 5.0 : 0.0;
+}
+
+static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo *info)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(filter);
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  fx_dyn_mode mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
+  gint rate = GST_AUDIO_INFO_RATE(info), channels = GST_AUDIO_INFO_CHANNELS(info);
+  fx_dyn_params params;
+  double la_ms;
+  gboolean link;
+  size_t la;
+  GstClockTime latency;
+  fx_dyn *dyn;
+
+  GST_OBJECT_LOCK(self);
+  params = priv->params;
+  la_ms = priv->lookahead_ms;
+  link = priv->link;
+  GST_OBJECT_UNLOCK(self);
+
+  if (rate < 1 || channels < 1) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL),
+                      ("bad caps: rate %d, channels %d", rate, channels));
+    return FALSE;
+  }
+  la = (size_t) floor(la_ms * 1e-3 * rate + 0.5);
+  dyn = fx_dyn_new(mode, channels, (double) rate, la, link, &params);
+  if (dyn == NULL) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+                      ("cannot allocate the look-ahead of %" G_GSIZE_FORMAT
+                       " frames x %d channels (look-ahead=%g ms at %d Hz)",
+                       la, channels, la_ms, rate));
+    return FALSE;
+  }
+  fx_dyn_free(priv->dyn);
+  priv->dyn = dyn;
+  priv->applied = params;
+  priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  priv->rate = rate;
+  priv->next_pts = GST_CLOCK_TIME_NONE;
+  priv->next_offset = GST_BUFFER_OFFSET_NONE;
+
+  latency = gst_util_uint64_scale_int(la, GST_SECOND, rate);
+  GST_OBJECT_LOCK(self);
+  if (latency != priv->latency) {
+    priv->latency = latency;
+    GST_OBJECT_UNLOCK(self);
+    GST_INFO_OBJECT(self, "latency now %" GST_TIME_FORMAT " (%" G_GSIZE_FORMAT " frames)",
+                    GST_TIME_ARGS(latency), la);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
+  } else {
+    GST_OBJECT_UNLOCK(self);
+  }
+  return TRUE;
+}
+
+static gboolean gst_fx_dynamics_stop(GstBaseTransform *trans)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
+  GstFxDynamicsPrivate *priv = PRIV(self);
+
+  fx_dyn_free(priv->dyn);
+  priv->dyn = NULL;
+  priv->warned_nonfinite = FALSE;
+  return TRUE;
+}
+
+static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  fx_dyn_params params;
+
+  gst_fx_sync_controllers(trans, buffer);
+
+  GST_OBJECT_LOCK(self);
+  params = priv->params;
+  GST_OBJECT_UNLOCK(self);
+  if (priv->dyn && memcmp(&params, &priv->applied, sizeof(params)) != 0) {
+    fx_dyn_set_params(priv->dyn, &params);
+    priv->applied = params;
+  }
+}
+
+/* Runs the engine over a mapped buffer; warns once per stream about non-finite input. */
+static void process(GstFxDynamics *self, gpointer data, gsize frames)
+{
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  size_t bad;
+
+  if (priv->is_f64)
+    bad = fx_dyn_process_f64(priv->dyn, data, data, frames);
+  else
+    bad = fx_dyn_process_f32(priv->dyn, data, data, frames);
+  if (bad > 0 && !priv->warned_nonfinite) {
+    priv->warned_nonfinite = TRUE;
+    GST_ELEMENT_WARNING(self, STREAM, FORMAT, (NULL),
+                        ("%" G_GSIZE_FORMAT " NaN or Inf input samples replaced by silence "
+                         "(reported once per stream)",
+                         bad));
+  }
+}
+
+static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  gsize bpf = GST_AUDIO_INFO_BPF(&GST_AUDIO_FILTER(trans)->info);
+  GstMapInfo map;
+
+  if (priv->dyn == NULL || bpf == 0) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
+    return GST_FLOW_ERROR;
+  }
+  process(self, map.data, map.size / bpf);
+  gst_buffer_unmap(buf, &map);
+
+  if (GST_BUFFER_PTS_IS_VALID(buf))
+    priv->next_pts = GST_BUFFER_PTS(buf) +
+                     (GST_BUFFER_DURATION_IS_VALID(buf)
+                          ? GST_BUFFER_DURATION(buf)
+                          : gst_util_uint64_scale_int(map.size / bpf, GST_SECOND, priv->rate));
+  if (GST_BUFFER_OFFSET_END_IS_VALID(buf))
+    priv->next_offset = GST_BUFFER_OFFSET_END(buf);
+  return GST_FLOW_OK;
+}
+
+/* At EOS: pushes the look-ahead's tail (the last `latency` frames still in the delay line). */
+static void push_tail(GstFxDynamics *self)
+{
+  GstFxDynamicsPrivate *priv = PRIV(self);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+  gsize la, bpf = GST_AUDIO_INFO_BPF(&GST_AUDIO_FILTER(self)->info);
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  if (priv->dyn == NULL || bpf == 0 || (la = fx_dyn_latency(priv->dyn)) == 0)
+    return;
+  buf = gst_buffer_new_allocate(NULL, la * bpf, NULL);
+  if (buf == NULL || !gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
+    if (buf)
+      gst_buffer_unref(buf);
+    GST_ELEMENT_WARNING(
+        self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("cannot allocate the look-ahead tail: the last %" G_GSIZE_FORMAT " frames are lost", la));
+    return;
+  }
+  memset(map.data, 0, map.size);
+  process(self, map.data, la);
+  gst_buffer_unmap(buf, &map);
+  GST_BUFFER_PTS(buf) = priv->next_pts;
+  GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(la, GST_SECOND, priv->rate);
+  if (priv->next_offset != GST_BUFFER_OFFSET_NONE) {
+    GST_BUFFER_OFFSET(buf) = priv->next_offset;
+    GST_BUFFER_OFFSET_END(buf) = priv->next_offset + la;
+  }
+  GST_DEBUG_OBJECT(self, "pushing the %" G_GSIZE_FORMAT "-frame look-ahead tail", la);
+  gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
+  fx_dyn_reset(priv->dyn);
+}
+
+static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
+  GstFxDynamicsPrivate *priv = PRIV(self);
+
+  switch (GST_EVENT_TYPE(event)) {
+  case GST_EVENT_EOS:
+    push_tail(self);
+    break;
+  case GST_EVENT_CAPS: {
+    /* a new format: the look-ahead's tail of the old one goes out first (in the old format) */
+    GstCaps *caps;
+    GstAudioInfo info;
+    gst_event_parse_caps(event, &caps);
+    if (priv->dyn && gst_audio_info_from_caps(&info, caps) &&
+        !gst_audio_info_is_equal(&info, &GST_AUDIO_FILTER(self)->info))
+      push_tail(self);
+    break;
+  }
+  case GST_EVENT_FLUSH_STOP:
+  case GST_EVENT_STREAM_START:
+    if (priv->dyn)
+      fx_dyn_reset(priv->dyn);
+    priv->next_pts = GST_CLOCK_TIME_NONE;
+    priv->next_offset = GST_BUFFER_OFFSET_NONE;
+    priv->warned_nonfinite = FALSE;
+    break;
+  default:
+    break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->sink_event(trans, event);
+}
+
+static gboolean gst_fx_dynamics_query(GstBaseTransform *trans, GstPadDirection direction,
+                                      GstQuery *query)
+{
+  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
+  gboolean ret =
+      GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->query(trans, direction, query);
+
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max, ours;
+    gst_query_parse_latency(query, &live, &min, &max);
+    GST_OBJECT_LOCK(self);
+    ours = PRIV(self)->latency;
+    GST_OBJECT_UNLOCK(self);
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID(max))
+      max += ours;
+    gst_query_set_latency(query, live, min, max);
+    GST_DEBUG_OBJECT(self, "latency query: adding %" GST_TIME_FORMAT, GST_TIME_ARGS(ours));
+  }
+  return ret;
+}
+
+static void gst_fx_dynamics_class_init(GstFxDynamicsClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+
+  gobject_class->set_property = gst_fx_dynamics_set_property;
+  gobject_class->get_property = gst_fx_dynamics_get_property;
+  gobject_class->finalize = gst_fx_dynamics_finalize;
+
+  filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_dynamics_setup);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_dynamics_stop);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_dynamics_before_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_dynamics_transform_ip);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_dynamics_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_dynamics_query);
+  trans_class->transform_ip_on_passthrough = FALSE;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_DYNAMICS, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_DYNAMICS_DETECTOR, 0);
+}

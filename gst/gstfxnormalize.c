@@ -1,0 +1,529 @@
+/* gst-fx — fxnormalize: whole-stream peak, RMS or percentile normalisation.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+/**
+ * SECTION:element-fxnormalize
+ * @title: fxnormalize
+ * @short_description: whole-stream peak, RMS or percentile normalisation
+ *
+ * Non-causal: holds the whole stream until EOS, then pushes every buffer (timestamps, durations
+ * and offsets unchanged) multiplied by the gain that brings the stream's level to `target` dBFS.
+ * The level is the peak |x| (`mode=peak`), the RMS (`rms`) or the `percentile`-th percentile of
+ * |x| (`percentile`, linear interpolation between ranks as numpy.percentile), over all channels
+ * together (one gain) or, with `per-channel`, per channel (one gain each). Silence keeps gain 1.
+ * Nothing is clipped: rms and percentile targets can put peaks above 0 dBFS.
+ *
+ * The held stream is bounded by `max-duration` (ns of audio, 0 = unbounded): past it the element
+ * posts an error instead of growing without limit. Live sources are refused with an error (a
+ * live pipeline cannot wait for EOS). A flush discards what is held; a caps change normalises and
+ * pushes what was held under the old caps first.
+ *
+ * After each EOS the gains are in the read-only `gains` property and in an element message
+ * `fxnormalize` with fields `mode` (string), `frames` (guint64), `levels` and `gains`
+ * (GstValueArray of gdouble, linear, one per channel).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=in.wav ! decodebin ! audioconvert ! fxnormalize mode=peak
+ * target=-1 ! audioconvert ! wavenc ! filesink location=out.wav
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstfxnormalize.h"
+#include "gstfxprops.h"
+
+#include "normalize.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
+#define GST_CAT_DEFAULT gst_fx_normalize_debug
+
+#define DEFAULT_MODE FX_NORM_PEAK
+#define DEFAULT_TARGET (-1.0)
+#define DEFAULT_PERCENTILE 99.9
+#define DEFAULT_PER_CHANNEL FALSE
+#define DEFAULT_MAX_DURATION (3600 * GST_SECOND)
+
+enum {
+  PROP_0,
+  PROP_MODE,
+  PROP_TARGET,
+  PROP_PERCENTILE,
+  PROP_PER_CHANNEL,
+  PROP_MAX_DURATION,
+  PROP_GAINS,
+};
+
+struct _GstFxNormalize {
+  GstAudioFilter parent;
+
+  /* Settings (object lock). */
+  gint mode;
+  double target;
+  double percentile;
+  gboolean per_channel;
+  guint64 max_duration;
+  GArray *gains; /* doubles: the last computed gains, one per channel */
+
+  /* Stream state (streaming thread). */
+  GQueue held; /* GstBuffer, in order */
+  fx_norm *stats;
+  GstAudioInfo held_info; /* the format of what is held */
+  guint64 held_frames;
+  gboolean live_checked;
+  gboolean failed;
+};
+
+G_DEFINE_TYPE(GstFxNormalize, gst_fx_normalize, GST_TYPE_AUDIO_FILTER)
+GST_ELEMENT_REGISTER_DEFINE(fxnormalize, "fxnormalize", GST_RANK_NONE, GST_TYPE_FX_NORMALIZE);
+
+static const GstFxPropField norm_fields[] = {
+    {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxNormalize, mode)},
+    {PROP_TARGET, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, target)},
+    {PROP_PERCENTILE, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, percentile)},
+    {PROP_PER_CHANNEL, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxNormalize, per_channel)},
+};
+
+#define GST_TYPE_FX_NORMALIZE_MODE (gst_fx_normalize_mode_get_type())
+static GType gst_fx_normalize_mode_get_type(void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {FX_NORM_PEAK, "Peak: the largest |x|", "peak"},
+      {FX_NORM_RMS, "RMS: the root mean square", "rms"},
+      {FX_NORM_PERCENTILE, "Percentile: the percentile-th percentile of |x|", "percentile"},
+      {0, NULL, NULL},
+  };
+  return gst_fx_enum_register_once(&type, "GstFxNormalizeMode", values);
+}
+
+static const gchar *mode_nick(gint mode)
+{
+  GEnumClass *ec = g_type_class_ref(GST_TYPE_FX_NORMALIZE_MODE);
+  GEnumValue *v = g_enum_get_value(ec, mode);
+  const gchar *nick = v ? v->value_nick : "?";
+  g_type_class_unref(ec);
+  return nick;
+}
+
+static void gst_fx_normalize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                          GParamSpec *pspec)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(object);
+
+  if (prop_id == PROP_MAX_DURATION) {
+    GST_OBJECT_LOCK(self);
+    self->max_duration = g_value_get_uint64(value);
+    GST_OBJECT_UNLOCK(self);
+    return;
+  }
+  gst_fx_props_set(object, self, norm_fields, G_N_ELEMENTS(norm_fields), prop_id, value, pspec);
+}
+
+static void gst_fx_normalize_get_property(GObject *object, guint prop_id, GValue *value,
+                                          GParamSpec *pspec)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(object);
+
+  if (prop_id == PROP_MAX_DURATION) {
+    GST_OBJECT_LOCK(self);
+    g_value_set_uint64(value, self->max_duration);
+    GST_OBJECT_UNLOCK(self);
+    return;
+  }
+  if (prop_id == PROP_GAINS) {
+    GST_OBJECT_LOCK(self);
+    for (guint i = 0; i < self->gains->len; i++) {
+      GValue v = G_VALUE_INIT;
+      g_value_init(&v, G_TYPE_DOUBLE);
+      g_value_set_double(&v, g_array_index(self->gains, double, i));
+      gst_value_array_append_and_take_value(value, &v);
+    }
+    GST_OBJECT_UNLOCK(self);
+    return;
+  }
+  gst_fx_props_get(object, self, norm_fields, G_N_ELEMENTS(norm_fields), prop_id, value, pspec);
+}
+
+static void drop_held(GstFxNormalize *self)
+{
+  g_queue_clear_full(&self->held, (GDestroyNotify) gst_buffer_unref);
+  self->held_frames = 0;
+  if (self->stats)
+    fx_norm_reset(self->stats);
+}
+
+static void gst_fx_normalize_finalize(GObject *object)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(object);
+
+  drop_held(self);
+  fx_norm_free(self->stats);
+  g_array_unref(self->gains);
+  G_OBJECT_CLASS(gst_fx_normalize_parent_class)->finalize(object);
+}
+
+static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(trans);
+
+  drop_held(self);
+  fx_norm_free(self->stats);
+  self->stats = NULL;
+  self->live_checked = FALSE;
+  self->failed = FALSE;
+  return TRUE;
+}
+
+/* The level of one channel (or all, channel < 0) in `mode`, from the statistics or, for the
+ * percentile, from every held sample. FALSE when out of memory. */
+static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channel, double *level)
+{
+  const GstAudioInfo *info = &self->held_info;
+  int ch = GST_AUDIO_INFO_CHANNELS(info);
+  gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  gsize bpf = GST_AUDIO_INFO_BPF(info);
+  guint64 n = channel < 0 ? self->held_frames * (guint64) ch : self->held_frames;
+  double *v;
+  size_t w = 0;
+
+  if (mode == FX_NORM_PEAK) {
+    *level = fx_norm_peak(self->stats, channel);
+    return TRUE;
+  }
+  if (mode == FX_NORM_RMS) {
+    *level = fx_norm_rms(self->stats, channel);
+    return TRUE;
+  }
+  if (n > G_MAXSIZE / sizeof(double) || (v = g_try_new(double, MAX(n, 1))) == NULL)
+    return FALSE;
+  for (GList *l = self->held.head; l; l = l->next) {
+    GstBuffer *buf = l->data;
+    GstMapInfo map;
+    if (!gst_buffer_map(buf, &map, GST_MAP_READ))
+      continue;
+    if (f64)
+      w += fx_norm_collect_abs_f64((const double *) map.data, map.size / bpf, ch, channel, v + w);
+    else
+      w += fx_norm_collect_abs_f32((const float *) map.data, map.size / bpf, ch, channel, v + w);
+    gst_buffer_unmap(buf, &map);
+  }
+  *level = fx_norm_percentile(v, w, pct);
+  g_free(v);
+  return TRUE;
+}
+
+/* Computes the gains, applies them to every held buffer and pushes them downstream. */
+static GstFlowReturn release_held(GstFxNormalize *self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+  const GstAudioInfo *info = &self->held_info;
+  int ch;
+  gboolean f64;
+  gsize bpf;
+  gint mode;
+  double target, pct;
+  gboolean per_channel;
+  GArray *gains, *levels;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *buf;
+  GstStructure *s;
+  GValue ga = G_VALUE_INIT, la = G_VALUE_INIT;
+  gsize nonfinite;
+
+  if (self->held.length == 0 || self->stats == NULL)
+    return GST_FLOW_OK;
+  ch = GST_AUDIO_INFO_CHANNELS(info);
+  f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  bpf = GST_AUDIO_INFO_BPF(info);
+
+  GST_OBJECT_LOCK(self);
+  mode = self->mode;
+  target = self->target;
+  pct = self->percentile;
+  per_channel = self->per_channel;
+  GST_OBJECT_UNLOCK(self);
+
+  gains = g_array_sized_new(FALSE, TRUE, sizeof(double), ch);
+  levels = g_array_sized_new(FALSE, TRUE, sizeof(double), ch);
+  for (int c = 0; c < ch; c++) {
+    double level = 0.0, g;
+    if (per_channel || c == 0) {
+      if (!level_of(self, mode, pct, per_channel ? c : -1, &level)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+                          ("out of memory computing the percentile of %" G_GUINT64_FORMAT " frames",
+                           self->held_frames));
+        g_array_unref(gains);
+        g_array_unref(levels);
+        drop_held(self);
+        return GST_FLOW_ERROR;
+      }
+    } else {
+      level = g_array_index(levels, double, 0);
+    }
+    g = fx_norm_gain(level, target);
+    g_array_append_val(levels, level);
+    g_array_append_val(gains, g);
+  }
+  nonfinite = fx_norm_nonfinite(self->stats);
+  GST_INFO_OBJECT(self, "%s over %" G_GUINT64_FORMAT " frames: level %g -> gain %g",
+                  mode_nick(mode), self->held_frames, g_array_index(levels, double, 0),
+                  g_array_index(gains, double, 0));
+
+  GST_OBJECT_LOCK(self);
+  g_array_set_size(self->gains, 0);
+  g_array_append_vals(self->gains, gains->data, gains->len);
+  GST_OBJECT_UNLOCK(self);
+
+  g_value_init(&ga, GST_TYPE_ARRAY);
+  g_value_init(&la, GST_TYPE_ARRAY);
+  for (int c = 0; c < ch; c++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, G_TYPE_DOUBLE);
+    g_value_set_double(&v, g_array_index(gains, double, c));
+    gst_value_array_append_value(&ga, &v);
+    g_value_set_double(&v, g_array_index(levels, double, c));
+    gst_value_array_append_value(&la, &v);
+    g_value_unset(&v);
+  }
+  s = gst_structure_new("fxnormalize", "mode", G_TYPE_STRING, mode_nick(mode), "frames",
+                        G_TYPE_UINT64, self->held_frames, NULL);
+  gst_structure_take_value(s, "levels", &la);
+  gst_structure_take_value(s, "gains", &ga);
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+  if (nonfinite > 0)
+    GST_ELEMENT_WARNING(self, STREAM, FORMAT, (NULL),
+                        ("%" G_GSIZE_FORMAT " NaN or Inf input samples were left out of the "
+                         "level and replaced by silence",
+                         nonfinite));
+
+  while ((buf = g_queue_pop_head(&self->held)) != NULL) {
+    GstMapInfo map;
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(buf);
+      continue;
+    }
+    buf = gst_buffer_make_writable(buf);
+    if (gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+      if (f64)
+        fx_norm_apply_f64((double *) map.data, map.size / bpf, ch, (const double *) gains->data);
+      else
+        fx_norm_apply_f32((float *) map.data, map.size / bpf, ch, (const double *) gains->data);
+      gst_buffer_unmap(buf, &map);
+    }
+    ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
+  }
+  g_array_unref(gains);
+  g_array_unref(levels);
+  drop_held(self);
+  return ret;
+}
+
+static gboolean upstream_is_live(GstFxNormalize *self)
+{
+  GstQuery *q = gst_query_new_latency();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(self), q))
+    gst_query_parse_latency(q, &live, NULL, NULL);
+  gst_query_unref(q);
+  return live;
+}
+
+static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *trans,
+                                                          gboolean is_discont, GstBuffer *buf)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(trans);
+  const GstAudioInfo *info = &GST_AUDIO_FILTER(trans)->info;
+  gsize bpf = GST_AUDIO_INFO_BPF(info);
+  gint rate = GST_AUDIO_INFO_RATE(info);
+  guint64 max_duration, frames, max_frames;
+  GstMapInfo map;
+
+  (void) is_discont;
+  if (self->failed) {
+    gst_buffer_unref(buf);
+    return GST_FLOW_ERROR;
+  }
+  if (bpf == 0 || rate < 1) {
+    gst_buffer_unref(buf);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!self->live_checked) {
+    self->live_checked = TRUE;
+    if (upstream_is_live(self)) {
+      gst_buffer_unref(buf);
+      self->failed = TRUE;
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("fxnormalize cannot work on a live source"),
+                        ("it holds the whole stream until EOS, which a live pipeline never "
+                         "waits for; use a file or a non-live source, or a compressor/limiter"));
+      return GST_FLOW_ERROR;
+    }
+  }
+  gst_fx_sync_controllers(trans, buf);
+
+  if (self->stats == NULL || self->held.length == 0) {
+    fx_norm_free(self->stats);
+    self->stats = fx_norm_new(GST_AUDIO_INFO_CHANNELS(info));
+    self->held_info = *info;
+    self->held_frames = 0;
+    if (self->stats == NULL) {
+      gst_buffer_unref(buf);
+      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("out of memory"));
+      return GST_FLOW_ERROR;
+    }
+  }
+
+  frames = gst_buffer_get_size(buf) / bpf;
+  GST_OBJECT_LOCK(self);
+  max_duration = self->max_duration;
+  GST_OBJECT_UNLOCK(self);
+  max_frames = max_duration ? gst_util_uint64_scale_int(max_duration, rate, GST_SECOND) : 0;
+  if (max_duration && self->held_frames + frames > max_frames) {
+    gst_buffer_unref(buf);
+    drop_held(self);
+    self->failed = TRUE;
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("the stream is longer than max-duration"),
+                      ("fxnormalize holds the whole stream until EOS and the stream exceeded "
+                       "max-duration=%" G_GUINT64_FORMAT " ns (%" GST_TIME_FORMAT
+                       ", %" G_GUINT64_FORMAT " frames at %d Hz); raise max-duration "
+                       "(0 = unbounded) or normalise shorter pieces",
+                       max_duration, GST_TIME_ARGS(max_duration), max_frames, rate));
+    return GST_FLOW_ERROR;
+  }
+
+  /* Never sit on buffers of an upstream pool (it could run dry): keep a copy of those. */
+  if (buf->pool != NULL) {
+    GstBuffer *copy = gst_buffer_copy_deep(buf);
+    gst_buffer_unref(buf);
+    buf = copy;
+  }
+  if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
+    if (GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64)
+      fx_norm_add_f64(self->stats, (const double *) map.data, frames);
+    else
+      fx_norm_add_f32(self->stats, (const float *) map.data, frames);
+    gst_buffer_unmap(buf, &map);
+  }
+  self->held_frames += frames;
+  g_queue_push_tail(&self->held, buf);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_fx_normalize_generate_output(GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  (void) trans;
+  *outbuf = NULL; /* everything is held until EOS */
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_fx_normalize_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstFxNormalize *self = GST_FX_NORMALIZE(trans);
+
+  switch (GST_EVENT_TYPE(event)) {
+  case GST_EVENT_EOS:
+    if (!self->failed)
+      release_held(self);
+    break;
+  case GST_EVENT_CAPS: {
+    /* at a format change, what was held under the old caps is normalised on its own */
+    GstCaps *caps;
+    GstAudioInfo info;
+    gst_event_parse_caps(event, &caps);
+    if (!self->failed && self->held.length > 0 &&
+        (!gst_audio_info_from_caps(&info, caps) ||
+         !gst_audio_info_is_equal(&info, &self->held_info)))
+      release_held(self);
+    break;
+  }
+  case GST_EVENT_FLUSH_STOP:
+    drop_held(self);
+    self->failed = FALSE;
+    self->live_checked = FALSE;
+    break;
+  default:
+    break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_normalize_parent_class)->sink_event(trans, event);
+}
+
+static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT(gst_fx_normalize_debug, "fxnormalize", 0, "Normalize");
+
+  gobject_class->set_property = gst_fx_normalize_set_property;
+  gobject_class->get_property = gst_fx_normalize_get_property;
+  gobject_class->finalize = gst_fx_normalize_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_MODE,
+      g_param_spec_enum("mode", "Mode",
+                        "Level measured over the whole stream: peak, rms or "
+                        "percentile",
+                        GST_TYPE_FX_NORMALIZE_MODE, DEFAULT_MODE, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_TARGET,
+      g_param_spec_double("target", "Target", "Target level in dBFS (-120..20)", -120.0, 20.0,
+                          DEFAULT_TARGET, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_PERCENTILE,
+      g_param_spec_double("percentile", "Percentile",
+                          "For mode=percentile: the percentile of |x| (0..100) taken as the level",
+                          0.0, 100.0, DEFAULT_PERCENTILE, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_PER_CHANNEL,
+      g_param_spec_boolean("per-channel", "Per channel",
+                           "One gain per channel (TRUE) or one gain for all channels (FALSE)",
+                           DEFAULT_PER_CHANNEL, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_MAX_DURATION,
+      g_param_spec_uint64("max-duration", "Maximum duration",
+                          "The longest stream held until EOS, in ns of audio (0 = unbounded); "
+                          "longer streams end with an error",
+                          0, G_MAXUINT64, DEFAULT_MAX_DURATION,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
+      gobject_class, PROP_GAINS,
+      gst_param_spec_array("gains", "Gains",
+                           "The linear gains applied at the last EOS, one per channel",
+                           g_param_spec_double("gain", "Gain", "Linear gain", 0.0, G_MAXDOUBLE, 1.0,
+                                               G_PARAM_READABLE | G_PARAM_STATIC_STRINGS),
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata(
+      element_class, "Normalize", "Filter/Effect/Audio",
+      "Whole-stream normalisation to a target peak, RMS or percentile level in dBFS (holds the "
+      "stream until EOS)",
+      "gst-fx developers");
+
+  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
+  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
+  gst_caps_unref(caps);
+
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_normalize_stop);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_fx_normalize_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_fx_normalize_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_normalize_sink_event);
+
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_NORMALIZE_MODE, 0);
+}
+
+static void gst_fx_normalize_init(GstFxNormalize *self)
+{
+  self->mode = DEFAULT_MODE;
+  self->target = DEFAULT_TARGET;
+  self->percentile = DEFAULT_PERCENTILE;
+  self->per_channel = DEFAULT_PER_CHANNEL;
+  self->max_duration = DEFAULT_MAX_DURATION;
+  self->gains = g_array_new(FALSE, TRUE, sizeof(double));
+  g_queue_init(&self->held);
+}

@@ -1,0 +1,278 @@
+"""fxnormalize against numpy (DESIGN section 2, issue 7 item 5): peak, RMS and percentile levels
+over multi-buffer streams, one gain or one per channel, timestamps preserved, max-duration and
+live-source errors, silence, the percentile selection vs numpy.percentile, bad input."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+import fxdsp  # noqa: E402
+from conftest import (assert_clean, record, require_fx, run_pipeline,  # noqa: E402
+                      split_sizes)
+
+
+@pytest.fixture(autouse=True)
+def _need_norm():
+    require_fx("fxnormalize")
+
+
+def np_level(x, mode, pct):
+    a = np.abs(x)
+    if mode == "peak":
+        return a.max()
+    if mode == "rms":
+        return np.sqrt(np.mean(x ** 2))
+    return np.percentile(a, pct)
+
+
+def expected_gains(x, mode, target, pct, per_channel):
+    c = x.shape[1]
+    if per_channel:
+        levels = np.array([np_level(x[:, k], mode, pct) for k in range(c)])
+    else:
+        levels = np.full(c, np_level(x, mode, pct))
+    gains = np.where(levels > 0, 10 ** (target / 20) / np.where(levels > 0, levels, 1), 1.0)
+    return levels, gains
+
+
+def collect_message(res_holder):
+    """A configure hook that records the fxnormalize element messages."""
+
+    def configure(pipeline):
+        bus = pipeline.get_bus()
+        bus.enable_sync_message_emission()
+
+        def on_sync(bus, msg):
+            s = msg.get_structure()
+            if msg.type == Gst.MessageType.ELEMENT and s is not None and \
+                    s.get_name() == "fxnormalize":
+                res_holder.append({
+                    "mode": s.get_string("mode"),
+                    "frames": s.get_value("frames"),
+                    "gains": list(s.get_value("gains")),
+                    "levels": list(s.get_value("levels")),
+                })
+
+        bus.connect("sync-message::element", on_sync)
+
+    return configure
+
+
+def signal(rate, seconds, channels, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rate * seconds)
+    scales = 0.05 * (1 + np.arange(channels))
+    x = rng.standard_normal((n, channels)) * scales
+    x[rng.integers(0, n, 5), 0] = 0.9  # a few peaks
+    return x
+
+
+CASES = [
+    ("peak", -1.0, 99.9, False),
+    ("peak", -6.0, 99.9, True),
+    ("rms", -20.0, 99.9, False),
+    ("rms", -18.0, 99.9, True),
+    ("percentile", -3.0, 99.9, False),
+    ("percentile", -10.0, 95.0, True),
+    ("percentile", -2.0, 50.0, False),
+    ("percentile", 0.0, 100.0, True),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gains_match_numpy(case, dtype):
+    mode, target, pct, per_channel = CASES[case]
+    rate = 48000
+    x = signal(rate, 0.5, 3, seed=case).astype(dtype)
+    msgs = []
+    desc = ("fxnormalize name=fx mode=%s target=%r percentile=%r per-channel=%s"
+            % (mode, target, pct, "true" if per_channel else "false"))
+    res = run_pipeline(desc, x, rate, split="random", configure=collect_message(msgs),
+                       read_props=[("fx", "gains")])
+    assert_clean(res, frames=x.shape[0])
+    levels, gains = expected_gains(x.astype(float), mode, target, pct, per_channel)
+    assert len(msgs) == 1 and msgs[0]["mode"] == mode and msgs[0]["frames"] == x.shape[0]
+    gerr = np.max(np.abs(np.array(msgs[0]["gains"]) - gains) / gains)
+    lerr = np.max(np.abs(np.array(msgs[0]["levels"]) - levels) / levels)
+    record("normalize", "rel_gain_" + np.dtype(dtype).name, gerr, "%s %s" % (mode, per_channel))
+    tol = 1e-12 if dtype == np.float64 else 1e-6  # rms sums in double either way
+    assert gerr < tol and lerr < tol, (msgs[0], gains, levels)
+    assert np.allclose(list(res.props[("fx", "gains")]), msgs[0]["gains"], rtol=0, atol=0)
+    expect = x.astype(float) * gains
+    yerr = np.max(np.abs(res.y - expect)) / np.max(np.abs(expect))
+    assert yerr < (1e-12 if dtype == np.float64 else 2e-7), yerr
+    # the measured level of the output is the target
+    if mode == "peak":
+        out = np.abs(res.y).max(axis=0) if per_channel else np.abs(res.y).max()
+        assert np.allclose(20 * np.log10(out), target, atol=1e-5)
+
+
+def test_timestamps_durations_offsets_preserved():
+    rate = 44100
+    x = signal(rate, 0.3, 2, seed=1)
+    rng = np.random.default_rng(4)
+    res = run_pipeline("fxnormalize", x, rate, split=("random", 1, 3000), rng=rng)
+    assert_clean(res, frames=x.shape[0])
+    sizes = split_sizes(x.shape[0], ("random", 1, 3000), np.random.default_rng(4))
+    pos = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    expect = [(Gst.util_uint64_scale_int(int(p), Gst.SECOND, rate), n) for p, n in zip(pos, sizes)]
+    assert res.out_pts == expect
+
+
+def test_silence_keeps_unity_gain():
+    msgs = []
+    x = np.zeros((4800, 2))
+    for mode in ("peak", "rms", "percentile"):
+        msgs.clear()
+        res = run_pipeline("fxnormalize mode=%s" % mode, x, 48000, split=1000,
+                           configure=collect_message(msgs))
+        assert_clean(res, frames=4800)
+        assert np.all(res.y == 0)
+        assert msgs[0]["gains"] == [1.0, 1.0]
+
+
+def test_max_duration_error():
+    rate = 48000
+    x = signal(rate, 0.5, 1, seed=2)
+    res = run_pipeline("fxnormalize max-duration=%d" % (200 * Gst.MSECOND), x, rate, split=4800,
+                       expect_error=True)
+    assert res.errors, "no error past max-duration"
+    assert "max-duration" in res.errors[0][1] + res.errors[0][2]
+    assert res.y.shape[0] == 0, "held audio leaked out after the error"
+    # within the bound: fine
+    res = run_pipeline("fxnormalize max-duration=%d" % (600 * Gst.MSECOND), x, rate, split=4800)
+    assert_clean(res, frames=x.shape[0])
+
+
+def test_live_source_refused():
+    pipeline = Gst.parse_launch(
+        "audiotestsrc is-live=true num-buffers=50 ! audio/x-raw,format=F32LE ! "
+        "fxnormalize ! fakesink")
+    pipeline.set_state(Gst.State.PLAYING)
+    msg = pipeline.get_bus().timed_pop_filtered(10 * Gst.SECOND,
+                                                Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    pipeline.set_state(Gst.State.NULL)
+    assert msg is not None and msg.type == Gst.MessageType.ERROR
+    err, dbg = msg.parse_error()
+    assert msg.src.get_name().startswith("fxnormalize")
+    assert "live" in err.message
+
+
+def test_nonfinite_samples_warned_and_left_out():
+    x = signal(48000, 0.1, 2, seed=8)
+    x[10, 1] = np.nan
+    msgs = []
+    res = run_pipeline("fxnormalize mode=peak target=-1", x, 48000, split=500,
+                       configure=collect_message(msgs))
+    assert not res.errors and res.warnings and "NaN" in res.warnings[0][2]
+    finite = np.where(np.isfinite(x), x, 0.0)
+    assert np.isclose(msgs[0]["levels"][0], np.abs(finite).max(), rtol=1e-15)
+    assert np.all(np.isfinite(res.y))
+
+
+@pytest.mark.parametrize("rate,channels,frames,split", [
+    (1, 1, 10, 1),
+    (384000, 2, 40000, ("random", 1, 5000)),
+    (48000, 1024, 200, ("random", 1, 50)),
+])
+def test_extreme_shapes(rate, channels, frames, split):
+    x = np.random.default_rng(channels).standard_normal((frames, channels)) * 0.1
+    res = run_pipeline("fxnormalize per-channel=true target=-3", x, rate, split=split,
+                       timeout=120)
+    assert_clean(res, frames=frames)
+    assert np.allclose(np.abs(res.y).max(axis=0), 10 ** (-3 / 20), rtol=1e-12)
+
+
+def test_unknown_mode_refused():
+    from gi.repository import GLib
+    with pytest.raises(GLib.Error) as e:
+        Gst.parse_launch("fakesrc ! fxnormalize mode=loudness ! fakesink")
+    assert "mode" in str(e.value)
+
+
+@pytest.mark.parametrize("prop,value", [("target", "40"), ("percentile", "101"),
+                                        ("target", "-200")])
+def test_out_of_range_refused(prop, value):
+    import subprocess
+    import sys
+    code = ("import gi\ngi.require_version('Gst', '1.0')\nfrom gi.repository import Gst\n"
+            "Gst.init(None)\ne = Gst.ElementFactory.make('fxnormalize')\n"
+            "d = e.get_property(%r)\nGst.util_set_object_arg(e, %r, %r)\n"
+            "print('UNCHANGED' if e.get_property(%r) == d else 'CHANGED')\n"
+            % (prop, prop, value, prop))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "UNCHANGED" in r.stdout, r.stdout + r.stderr
+    assert prop in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# the percentile selection in libfxdsp vs numpy.percentile
+
+
+def c_percentile(v, q):
+    lib = fxdsp.lib()
+    f = lib.fx_norm_percentile
+    f.restype = ctypes.c_double
+    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_size_t, ctypes.c_double]
+    a = np.ascontiguousarray(v, dtype=np.float64).copy()
+    return f(a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), a.size, q)
+
+
+def test_percentile_selection_vs_numpy():
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for trial in range(300):
+        n = int(rng.integers(1, 2000))
+        kind = trial % 3
+        if kind == 0:
+            v = rng.random(n)
+        elif kind == 1:
+            v = rng.integers(0, 5, n).astype(float)  # many ties
+        else:
+            v = np.sort(rng.random(n))[::-1].copy()  # sorted (worst case for naive pivots)
+        for q in (0.0, 1.0, 25.0, 50.0, 99.9, 100.0, float(rng.uniform(0, 100))):
+            got, want = c_percentile(v, q), np.percentile(v, q)
+            worst = max(worst, abs(got - want) / max(abs(want), 1e-300))
+    record("normalize", "rel_percentile", worst, "300 arrays")
+    assert worst <= 1e-15, worst
+
+
+def test_caps_change_normalises_each_part():
+    """A format change mid-stream: what was held under the old caps is normalised on its own."""
+    a = signal(48000, 0.2, 2, seed=11)
+    b = signal(44100, 0.2, 2, seed=12) * 0.3
+    res = run_pipeline("fxnormalize mode=peak target=-2", [(a, 48000), (b, 44100)], split=1000)
+    assert not res.errors
+    assert len(res.pieces) == 2
+    for piece, x in zip(res.pieces, (a, b)):
+        assert np.allclose(piece, x * 10 ** (-2 / 20) / np.abs(x).max(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", ["fxnormalize", "fxcompressor", "fxgate", "fxlimiter"])
+def test_element_contract(name):
+    """Classification, rank, kebab-case names; DSP parameters controllable; the structural ones
+    (look-ahead, link, max-duration) are documented as such."""
+    import re
+    f = Gst.ElementFactory.find(name)
+    assert f.get_metadata("klass") == "Filter/Effect/Audio"
+    assert f.get_rank() == Gst.Rank.NONE
+    el = f.create(None)
+    structural = {"look-ahead", "link", "max-duration"}
+    n_dsp = 0
+    for p in el.list_properties():
+        if not p.owner_type.name.startswith("GstFx"):
+            continue
+        assert re.match(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", p.name), p.name
+        if not p.flags & gi.repository.GObject.ParamFlags.WRITABLE or p.name in structural:
+            continue
+        n_dsp += 1
+        assert p.flags & Gst.PARAM_CONTROLLABLE, "%s:%s not controllable" % (name, p.name)
+        assert p.flags & Gst.PARAM_MUTABLE_PLAYING, p.name
+    assert n_dsp >= 2
