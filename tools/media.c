@@ -120,8 +120,9 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
 }
 
 /* Decoders of plain (non-extensible) multichannel wav files give caps without a channel-mask,
- * which audioconvert refuses for more than two channels: such streams are declared unpositioned
- * (channel-mask 0), which is what they are. */
+ * which audioconvert refuses for more than two channels: such streams get GStreamer's fallback
+ * layout for their channel count (gst_audio_channel_get_fallback_mask(), as the FLAC and Vorbis
+ * encoders need one), or channel-mask 0 (unpositioned) when there is none. */
 static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
@@ -141,7 +142,8 @@ static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gp
       gst_structure_has_field(st, "channel-mask"))
     return GST_PAD_PROBE_OK;
   caps = gst_caps_copy(caps);
-  gst_caps_set_simple(caps, "channel-mask", GST_TYPE_BITMASK, (guint64) 0, NULL);
+  gst_caps_set_simple(caps, "channel-mask", GST_TYPE_BITMASK,
+                      gst_audio_channel_get_fallback_mask(channels), NULL);
   gst_event_unref(event);
   GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(caps);
   gst_caps_unref(caps);

@@ -168,16 +168,33 @@ gchar *fx_plot_svg(const char *title, const double *freqs, int n, const FxPlotCu
                          "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n"
                          "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
                          width, height, width, height);
-  text(s, left + mag.w / 2, 28, "middle", 15, title, "font-weight=\"bold\"");
+  /* the title on one line: long chains are shortened with an ellipsis */
+  glong chars = g_utf8_strlen(title, -1), fit = (glong) (width / 8.0);
+  gchar *shown = g_utf8_substring(title, 0, chars > fit ? fit - 1 : chars);
+  if (chars > fit) {
+    gchar *cut = shown;
+    shown = g_strconcat(cut, "\u2026", NULL);
+    g_free(cut);
+  }
+  text(s, width / 2.0, 28, "middle", 14, shown, "font-weight=\"bold\"");
+  g_free(shown);
   panel_axes(s, &mag, nice_step(mag.v1 - mag.v0, 1.0), "Magnitude (dB)", 0, FALSE);
   panel_axes(s, &pha, nice_step(pha.v1 - pha.v0, 90.0), "Phase (degrees)", 1, TRUE);
   text(s, left + pha.w / 2, pha.y0 + pha.h + 38, "middle", 13, "Frequency (Hz)", NULL);
 
+  /* the bold curves (the whole chain) first, so that a stage it covers stays visible */
+  for (int pass = 0; pass < 2; pass++)
+    for (int c = 0; c < n_curves; c++) {
+      if (curves[c].bold != (pass == 0))
+        continue;
+      const char *color = curves[c].bold ? "#000" : palette[c % G_N_ELEMENTS(palette)];
+      double w = curves[c].bold ? 2.5 : 1.5;
+      panel_curve(s, &mag, freqs, curves[c].magnitude_db, n, color, w, 0);
+      panel_curve(s, &pha, freqs, curves[c].phase_deg, n, color, w, 1);
+    }
   for (int c = 0; c < n_curves; c++) {
     const char *color = curves[c].bold ? "#000" : palette[c % G_N_ELEMENTS(palette)];
     double w = curves[c].bold ? 2.5 : 1.5;
-    panel_curve(s, &mag, freqs, curves[c].magnitude_db, n, color, w, 0);
-    panel_curve(s, &pha, freqs, curves[c].phase_deg, n, color, w, 1);
     /* legend entry */
     double ly = top + 10 + c * 22, lx = width - right + 20;
     g_string_append_printf(s,
