@@ -7,7 +7,7 @@
  * one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which runs
  * through ONE pipeline
  *
- *   appsrc ! fxchain chain="…" ! appsink
+ *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
  * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
@@ -187,32 +187,45 @@ static gboolean read_file(Batch *b, FxDecoder *dec, BatchFile *f, GError **error
 /* ---------------------------------------------------------------------------------------- */
 /* The stacked run                                                                           */
 
-/* Copies frames [off, off+n) of every file into the interleaved block (zeros past a file's end),
- * or back from it. */
+/* Copies frames [off, off+n) of every file into the interleaved block of `stride` channels
+ * (zeros past a file's end), or back from it. Frame-major, so the block is walked once in order
+ * and each file's samples are read sequentially (with hundreds of files a file-major walk would
+ * touch a new cache line for every sample). */
+#define DEFINE_STACK(name, T)                                                                      \
+  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride, gboolean to_block) \
+  {                                                                                                \
+    for (gsize t = 0; t < n; t++) {                                                                \
+      T *bp = block + t * (gsize) stride;                                                          \
+      gsize tf = off + t;                                                                          \
+      for (guint i = 0; i < group->len; i++) {                                                     \
+        const BatchFile *f = g_ptr_array_index(group, i);                                          \
+        gint ch = f->channels;                                                                     \
+        if (tf < f->frames) {                                                                      \
+          T *sp = (T *) f->data + tf * (gsize) ch;                                                 \
+          if (to_block)                                                                            \
+            for (gint c = 0; c < ch; c++)                                                          \
+              bp[c] = sp[c];                                                                       \
+          else                                                                                     \
+            for (gint c = 0; c < ch; c++)                                                          \
+              sp[c] = bp[c];                                                                       \
+        } else if (to_block) {                                                                     \
+          for (gint c = 0; c < ch; c++)                                                            \
+            bp[c] = 0;                                                                             \
+        }                                                                                          \
+        bp += ch;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+  }
+DEFINE_STACK(stack_f32, float)
+DEFINE_STACK(stack_f64, double)
+
 static void stack_block(const Batch *b, GPtrArray *group, guint8 *block, gsize off, gsize n,
                         gint total_channels, gboolean to_block)
 {
-  gsize stride = (gsize) total_channels * b->bps;
-  gsize co = 0;
-
-  for (guint i = 0; i < group->len; i++) {
-    BatchFile *f = g_ptr_array_index(group, i);
-    gsize fb = (gsize) f->channels * b->bps;
-    gsize valid = off < f->frames ? MIN(n, f->frames - off) : 0;
-    guint8 *blk = block + co;
-    guint8 *src = f->data + off * fb;
-
-    if (to_block) {
-      for (gsize t = 0; t < valid; t++)
-        memcpy(blk + t * stride, src + t * fb, fb);
-      for (gsize t = valid; t < n; t++)
-        memset(blk + t * stride, 0, fb);
-    } else {
-      for (gsize t = 0; t < valid; t++)
-        memcpy(src + t * fb, blk + t * stride, fb);
-    }
-    co += fb;
-  }
+  if (b->bps == 4)
+    stack_f32(group, (float *) block, off, n, total_channels, to_block);
+  else
+    stack_f64(group, (double *) block, off, n, total_channels, to_block);
 }
 
 static GstBuffer *make_block(const Batch *b, GPtrArray *group, gsize off, gsize n, gint channels)
@@ -279,26 +292,17 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
                              G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, b->rate, "channels",
                              G_TYPE_INT, channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
                              NULL);
-  if (!fx_feeder_start(b->engine, caps, 0, error)) {
+  if (!fx_feeder_start(b->engine, caps, error)) {
     gst_caps_unref(caps);
     return FALSE;
   }
   gst_caps_unref(caps);
   nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
-  /* One block in flight while the next is stacked. */
-  if (!fx_feeder_push(b->engine, make_block(b, group, 0, MIN(length, FX_BLOCK_FRAMES), channels),
-                      error))
-    goto fail;
+  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
   for (gsize k = 0; k < nblocks; k++) {
     gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    if (k + 1 < nblocks) {
-      gsize noff = off + FX_BLOCK_FRAMES;
-      if (!fx_feeder_push(b->engine,
-                          make_block(b, group, noff, MIN(length - noff, FX_BLOCK_FRAMES), channels),
-                          error))
-        goto fail;
-    }
-    if (!pull_block(b, group, off, n, channels, error))
+    if (!fx_feeder_push(b->engine, make_block(b, group, off, n, channels), error) ||
+        !pull_block(b, group, off, n, channels, error))
       goto fail;
   }
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
@@ -333,7 +337,7 @@ static gboolean write_file(Batch *b, BatchFile *f, GError **error)
   /* Encoders keep the caps of their first stream (wavenc refuses others after going through
    * NULL), so a pipeline is reused only for files of the same caps. */
   if (enc == NULL) {
-    gchar *desc = g_strdup_printf("appsrc name=src ! %s ! filesink name=out", tail);
+    gchar *desc = g_strdup_printf("%s ! filesink name=out", tail);
     enc = fx_feeder_new(desc, error);
     g_free(desc);
     if (enc == NULL) {
@@ -346,7 +350,7 @@ static gboolean write_file(Batch *b, BatchFile *f, GError **error)
   g_free(tail);
   g_free(key);
   g_object_set(fx_feeder_get(enc, "out"), "location", f->out, NULL);
-  if (!fx_feeder_start(enc, f->caps, 0, error))
+  if (!fx_feeder_start(enc, f->caps, error))
     return FALSE;
   if (f->bytes > 0) {
     buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, f->data, f->alloc, 0, f->bytes,
@@ -571,8 +575,7 @@ int fx_cmd_batch(int argc, char **argv)
   b.bps = g_str_equal(b.opts.format, "F64LE") ? 8 : 4;
   b.encoders =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
-  b.engine =
-      fx_feeder_new("appsrc name=src ! fxchain name=fx ! appsink name=sink sync=false", &error);
+  b.engine = fx_feeder_new("fxchain name=fx ! appsink name=sink sync=false", &error);
   if (b.engine == NULL) {
     fprintf(stderr, "gst-fx: %s\n", error->message);
     status = FX_EXIT_FAILURE;

@@ -1,15 +1,16 @@
 /* gst-fx process — one file through a chain: decode, fxchain, encode by OUT's extension.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   decoder pipeline → blocks of FX_BLOCK_FRAMES frames → appsrc ! fxchain ! encoder ! filesink
+ *   decoder pipeline → blocks of FX_BLOCK_FRAMES frames → fxchain ! encoder ! filesink
  *
  * The decoded stream is cut into blocks of FX_BLOCK_FRAMES frames (media.h explains why) by a
- * GstAdapter in this thread and pushed into the processing pipeline with a bounded queue, so the
- * file is streamed, never held in memory. `process-many` (not in the help: the benchmark's
+ * GstAdapter in this thread and pushed into the processing pipeline from this thread (FxFeeder),
+ * so the file is streamed, never held in memory. `process-many` (not in the help: the benchmark's
  * per-file path) runs the same function for each file of a list, one pipeline per file. */
 #include "media.h"
 
 #include <gst/base/gstadapter.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,14 +44,14 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
     goto out;
   }
   gst_audio_info_from_caps(&info, caps);
-  desc = g_strdup_printf("appsrc name=src ! fxchain name=fx ! %s ! filesink name=out", tail);
+  desc = g_strdup_printf("fxchain name=fx ! %s ! filesink name=out", tail);
   feeder = fx_feeder_new(desc, error);
   if (feeder == NULL)
     goto out;
   fx_media_setup_chain(fx_feeder_get(feeder, "fx"), opts);
   g_object_set(fx_feeder_get(feeder, "out"), "location", out, NULL);
   block = (gsize) FX_BLOCK_FRAMES * GST_AUDIO_INFO_BPF(&info);
-  if (!fx_feeder_start(feeder, caps, 4 * block, error))
+  if (!fx_feeder_start(feeder, caps, error))
     goto out;
   duration = fx_decoder_duration(dec);
   adapter = gst_adapter_new();
@@ -235,6 +236,11 @@ int fx_cmd_process_many(int argc, char **argv)
     goto out;
   if (a.outdir == NULL || a.args == NULL) {
     status = fx_tool_usage_error(ctx, "-o DIR and at least one FILE are required");
+    goto out;
+  }
+  if (g_mkdir_with_parents(a.outdir, 0777) != 0) {
+    fx_media_report(a.outdir, g_strerror(errno));
+    status = FX_EXIT_FAILURE;
     goto out;
   }
   fx_tool_init();

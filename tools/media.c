@@ -50,7 +50,7 @@ gchar *fx_media_encoder_tail(const char *path, const char *format)
     return NULL;
   dot++;
   if (g_ascii_strcasecmp(dot, "wav") == 0)
-    return g_strdup_printf("audio/x-raw,format=%s ! wavenc", format);
+    return g_strdup_printf("capsfilter caps=audio/x-raw,format=%s ! wavenc", format);
   if (g_ascii_strcasecmp(dot, "flac") == 0)
     return g_strdup_printf("%s ! flacenc", conv);
   if (g_ascii_strcasecmp(dot, "ogg") == 0 || g_ascii_strcasecmp(dot, "oga") == 0)
@@ -93,17 +93,28 @@ static void set_error_from_message(GError **error, GstMessage *msg, const char *
 /* ---------------------------------------------------------------------------------------- */
 /* Decoder                                                                                   */
 
-struct _FxDecoder {
-  GstElement *pipeline, *uridecodebin, *convert, *sink;
+/* One decoding pipeline: SOURCE ! audioconvert ! audioresample ! capsfilter ! appsink, where
+ * SOURCE is `uridecodebin` (anything GStreamer decodes) or, for names ending in .wav,
+ * `filesrc ! wavparse`, which skips type finding and autoplugging (the same wavparse that
+ * uridecodebin would plug, so the same samples) and is much cheaper to restart per file. */
+typedef struct {
+  GstElement *pipeline, *source, *convert, *sink;
   GstBus *bus;
+} DecodePipe;
+
+struct _FxDecoder {
+  gchar *format;
+  gint rate;
+  DecodePipe *pipes[2]; /* [0] uridecodebin, [1] filesrc ! wavparse; made when first needed */
+  DecodePipe *cur;
   GstBuffer *first;
   GstCaps *caps;
 };
 
 static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
 {
-  FxDecoder *dec = user_data;
-  GstPad *sinkpad = gst_element_get_static_pad(dec->convert, "sink");
+  DecodePipe *dp = user_data;
+  GstPad *sinkpad = gst_element_get_static_pad(dp->convert, "sink");
   GstCaps *caps = gst_pad_get_current_caps(pad);
   gboolean audio = TRUE;
 
@@ -150,53 +161,91 @@ static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gp
   return GST_PAD_PROBE_OK;
 }
 
+static void decode_pipe_free(DecodePipe *dp)
+{
+  if (dp == NULL)
+    return;
+  gst_element_set_state(dp->pipeline, GST_STATE_NULL);
+  gst_object_unref(dp->bus);
+  gst_object_unref(dp->pipeline);
+  g_free(dp);
+}
+
+static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **error)
+{
+  DecodePipe *dp = g_new0(DecodePipe, 1);
+  GstElement *parse = NULL, *resample, *filter;
+  GstCaps *caps;
+  gboolean ok;
+
+  dp->pipeline = gst_pipeline_new(wav ? "gst-fx-wav-decoder" : "gst-fx-decoder");
+  dp->source = gst_element_factory_make(wav ? "filesrc" : "uridecodebin", NULL);
+  if (wav)
+    parse = gst_element_factory_make("wavparse", NULL);
+  dp->convert = gst_element_factory_make("audioconvert", NULL);
+  resample = gst_element_factory_make("audioresample", NULL);
+  filter = gst_element_factory_make("capsfilter", NULL);
+  dp->sink = gst_element_factory_make("appsink", NULL);
+  ok = dp->source != NULL && (!wav || parse != NULL) && dp->convert != NULL && resample != NULL &&
+       filter != NULL && dp->sink != NULL;
+  if (!ok) {
+    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+                        "uridecodebin, wavparse, audioconvert, audioresample or appsink missing "
+                        "(install gstreamer1.0-plugins-base and -good)");
+    GstElement *all[] = {dp->source, parse, dp->convert, resample, filter, dp->sink};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+      if (all[i] != NULL)
+        gst_object_unref(all[i]);
+    gst_object_unref(dp->pipeline);
+    g_free(dp);
+    return NULL;
+  }
+  caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, dec->format, "layout",
+                             G_TYPE_STRING, "interleaved", NULL);
+  if (dec->rate > 0)
+    gst_caps_set_simple(caps, "rate", G_TYPE_INT, dec->rate, NULL);
+  g_object_set(filter, "caps", caps, NULL);
+  /* a bounded queue (process streams files), deep enough that the decoder thread and this one
+   * rarely wait for each other */
+  g_object_set(dp->sink, "caps", caps, "sync", FALSE, "max-buffers", 64u, NULL);
+  gst_caps_unref(caps);
+  gst_bin_add_many(GST_BIN(dp->pipeline), dp->source, dp->convert, resample, filter, dp->sink,
+                   NULL);
+  if (wav) {
+    gst_bin_add(GST_BIN(dp->pipeline), parse);
+    gst_element_link(dp->source, parse);
+    gst_element_link(parse, dp->convert); /* wavparse's src pad is an always pad */
+  } else {
+    g_signal_connect(dp->source, "pad-added", G_CALLBACK(on_pad_added), dp);
+  }
+  gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
+  GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, NULL, NULL);
+  gst_object_unref(pad);
+  dp->bus = gst_element_get_bus(dp->pipeline);
+  return dp;
+}
+
 FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
 {
   FxDecoder *dec = g_new0(FxDecoder, 1);
-  GstElement *resample, *filter;
-  GstCaps *caps;
 
-  dec->pipeline = gst_pipeline_new("gst-fx-decoder");
-  dec->uridecodebin = gst_element_factory_make("uridecodebin", NULL);
-  dec->convert = gst_element_factory_make("audioconvert", NULL);
-  resample = gst_element_factory_make("audioresample", NULL);
-  filter = gst_element_factory_make("capsfilter", NULL);
-  dec->sink = gst_element_factory_make("appsink", NULL);
-  if (dec->uridecodebin == NULL || dec->convert == NULL || resample == NULL || filter == NULL ||
-      dec->sink == NULL) {
-    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
-                        "uridecodebin, audioconvert, audioresample or appsink missing (install "
-                        "gstreamer1.0-plugins-base)");
-    g_clear_pointer(&dec->uridecodebin, gst_object_unref);
-    g_clear_pointer(&dec->convert, gst_object_unref);
-    g_clear_pointer(&resample, gst_object_unref);
-    g_clear_pointer(&filter, gst_object_unref);
-    g_clear_pointer(&dec->sink, gst_object_unref);
-    gst_object_unref(dec->pipeline);
+  dec->format = g_strdup(opts->format);
+  dec->rate = opts->rate;
+  /* fail early when the base plugins are missing */
+  dec->pipes[0] = decode_pipe_new(dec, FALSE, error);
+  if (dec->pipes[0] == NULL) {
+    g_free(dec->format);
     g_free(dec);
     return NULL;
   }
-  caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, opts->format, "layout",
-                             G_TYPE_STRING, "interleaved", NULL);
-  if (opts->rate > 0)
-    gst_caps_set_simple(caps, "rate", G_TYPE_INT, opts->rate, NULL);
-  g_object_set(filter, "caps", caps, NULL);
-  g_object_set(dec->sink, "caps", caps, "sync", FALSE, "max-buffers", 8u, NULL);
-  gst_caps_unref(caps);
-  g_signal_connect(dec->uridecodebin, "pad-added", G_CALLBACK(on_pad_added), dec);
-  gst_bin_add_many(GST_BIN(dec->pipeline), dec->uridecodebin, dec->convert, resample, filter,
-                   dec->sink, NULL);
-  gst_element_link_many(dec->convert, resample, filter, dec->sink, NULL);
-  GstPad *pad = gst_element_get_static_pad(dec->convert, "sink");
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, NULL, NULL);
-  gst_object_unref(pad);
-  dec->bus = gst_element_get_bus(dec->pipeline);
   return dec;
 }
 
 void fx_decoder_stop(FxDecoder *dec)
 {
-  gst_element_set_state(dec->pipeline, GST_STATE_NULL);
+  if (dec->cur != NULL)
+    gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
   gst_clear_buffer(&dec->first);
   gst_clear_caps(&dec->caps);
 }
@@ -206,27 +255,30 @@ void fx_decoder_free(FxDecoder *dec)
   if (dec == NULL)
     return;
   fx_decoder_stop(dec);
-  gst_object_unref(dec->bus);
-  gst_object_unref(dec->pipeline);
+  decode_pipe_free(dec->pipes[0]);
+  decode_pipe_free(dec->pipes[1]);
+  g_free(dec->format);
   g_free(dec);
 }
 
 /* Pulls the next sample, watching the bus for errors. */
 static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
 {
+  DecodePipe *dp = dec->cur;
+
   for (;;) {
-    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(dec->sink), 50 * GST_MSECOND);
+    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(dp->sink), 50 * GST_MSECOND);
     GstMessage *msg;
 
     if (sample != NULL)
       return sample;
-    msg = gst_bus_pop_filtered(dec->bus, GST_MESSAGE_ERROR);
+    msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
     if (msg != NULL) {
       set_error_from_message(error, msg, "cannot decode: ");
       gst_message_unref(msg);
       return NULL;
     }
-    if (gst_app_sink_is_eos(GST_APP_SINK(dec->sink)))
+    if (gst_app_sink_is_eos(GST_APP_SINK(dp->sink)))
       return NULL;
   }
 }
@@ -234,8 +286,9 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
 gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
 {
   GError *err = NULL;
-  gchar *uri;
   GstSample *sample;
+  gboolean wav = g_str_has_suffix(path, ".wav") || g_str_has_suffix(path, ".WAV");
+  DecodePipe *dp;
 
   fx_decoder_stop(dec);
   if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
@@ -246,15 +299,25 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
     g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "is a directory");
     return FALSE;
   }
-  uri = gst_filename_to_uri(path, &err);
-  if (uri == NULL) {
-    g_propagate_error(error, err);
-    return FALSE;
+  if (dec->pipes[wav] == NULL) {
+    dec->pipes[wav] = decode_pipe_new(dec, wav, error);
+    if (dec->pipes[wav] == NULL)
+      return FALSE;
   }
-  g_object_set(dec->uridecodebin, "uri", uri, NULL);
-  g_free(uri);
-  if (gst_element_set_state(dec->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    GstMessage *msg = gst_bus_pop_filtered(dec->bus, GST_MESSAGE_ERROR);
+  dp = dec->cur = dec->pipes[wav];
+  if (wav) {
+    g_object_set(dp->source, "location", path, NULL);
+  } else {
+    gchar *uri = gst_filename_to_uri(path, &err);
+    if (uri == NULL) {
+      g_propagate_error(error, err);
+      return FALSE;
+    }
+    g_object_set(dp->source, "uri", uri, NULL);
+    g_free(uri);
+  }
+  if (gst_element_set_state(dp->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
     if (msg != NULL) {
       set_error_from_message(error, msg, "cannot decode: ");
       gst_message_unref(msg);
@@ -301,7 +364,7 @@ gint64 fx_decoder_duration(FxDecoder *dec)
 {
   gint64 d = -1;
 
-  if (!gst_element_query_duration(dec->pipeline, GST_FORMAT_TIME, &d))
+  if (dec->cur == NULL || !gst_element_query_duration(dec->cur->pipeline, GST_FORMAT_TIME, &d))
     return -1;
   return d;
 }
@@ -311,71 +374,37 @@ gint64 fx_decoder_duration(FxDecoder *dec)
 
 struct _FxFeeder {
   GstElement *pipeline;
-  GstAppSrc *src;
+  GstPad *src; /* ours: not in any element, linked to the pipeline's unlinked sink pad */
   GstBus *bus;
-  GMutex lock;
-  GCond cond;
-  gboolean failed; /* an error was posted (lock) */
-  guint64 limit;
+  guint streams; /* for unique stream ids */
 };
-
-static GstBusSyncReply feeder_sync(GstBus *bus, GstMessage *msg, gpointer user_data)
-{
-  FxFeeder *f = user_data;
-
-  (void) bus;
-  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
-    g_mutex_lock(&f->lock);
-    f->failed = TRUE;
-    g_cond_broadcast(&f->cond);
-    g_mutex_unlock(&f->lock);
-  }
-  return GST_BUS_PASS;
-}
-
-static GstPadProbeReturn feeder_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  FxFeeder *f = user_data;
-
-  (void) pad;
-  (void) info;
-  g_mutex_lock(&f->lock);
-  g_cond_broadcast(&f->cond);
-  g_mutex_unlock(&f->lock);
-  return GST_PAD_PROBE_OK;
-}
 
 FxFeeder *fx_feeder_new(const char *description, GError **error)
 {
   GError *err = NULL;
   GstElement *pipeline =
       gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  GstPad *sinkpad;
   FxFeeder *f;
-  GstElement *src;
-  GstPad *pad;
 
   if (pipeline == NULL) {
     g_propagate_error(error, err);
     return NULL;
   }
-  src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-  if (src == NULL || !GST_IS_APP_SRC(src)) {
-    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "no appsrc in pipeline");
-    g_clear_pointer(&src, gst_object_unref);
+  sinkpad =
+      GST_IS_BIN(pipeline) ? gst_bin_find_unlinked_pad(GST_BIN(pipeline), GST_PAD_SINK) : NULL;
+  if (sinkpad == NULL) {
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "no unlinked sink pad in \"%s\"",
+                description);
     gst_object_unref(pipeline);
     return NULL;
   }
   f = g_new0(FxFeeder, 1);
   f->pipeline = pipeline;
-  f->src = GST_APP_SRC(src);
-  g_mutex_init(&f->lock);
-  g_cond_init(&f->cond);
-  g_object_set(src, "format", GST_FORMAT_TIME, "block", FALSE, NULL);
+  f->src = gst_pad_new("src", GST_PAD_SRC);
+  gst_pad_link(f->src, sinkpad);
+  gst_object_unref(sinkpad);
   f->bus = gst_element_get_bus(pipeline);
-  gst_bus_set_sync_handler(f->bus, feeder_sync, f, NULL);
-  pad = gst_element_get_static_pad(src, "src");
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, feeder_probe, f, NULL);
-  gst_object_unref(pad);
   return f;
 }
 
@@ -395,10 +424,8 @@ GstElement *fx_feeder_pipeline(FxFeeder *f)
 
 void fx_feeder_stop(FxFeeder *f)
 {
+  gst_pad_set_active(f->src, FALSE);
   gst_element_set_state(f->pipeline, GST_STATE_NULL);
-  g_mutex_lock(&f->lock);
-  f->failed = FALSE;
-  g_mutex_unlock(&f->lock);
 }
 
 void fx_feeder_free(FxFeeder *f)
@@ -406,54 +433,56 @@ void fx_feeder_free(FxFeeder *f)
   if (f == NULL)
     return;
   fx_feeder_stop(f);
-  gst_bus_set_sync_handler(f->bus, NULL, NULL, NULL);
   gst_object_unref(f->bus);
   gst_object_unref(f->src);
   gst_object_unref(f->pipeline);
-  g_mutex_clear(&f->lock);
-  g_cond_clear(&f->cond);
   g_free(f);
 }
 
 gboolean fx_feeder_failed(FxFeeder *f, GError **error)
 {
-  GstMessage *msg;
-  gboolean failed;
+  GstMessage *msg = gst_bus_pop_filtered(f->bus, GST_MESSAGE_ERROR);
 
-  g_mutex_lock(&f->lock);
-  failed = f->failed;
-  g_mutex_unlock(&f->lock);
-  if (!failed)
+  if (msg == NULL)
     return FALSE;
-  msg = gst_bus_pop_filtered(f->bus, GST_MESSAGE_ERROR);
-  if (msg != NULL) {
-    set_error_from_message(error, msg, "");
-    gst_message_unref(msg);
-  } else {
-    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "the pipeline failed");
-  }
+  set_error_from_message(error, msg, "");
+  gst_message_unref(msg);
   return TRUE;
 }
 
-gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, guint64 limit, GError **error)
+/* After a refused push or event: the bus error, or a generic message. */
+static void feeder_set_error(FxFeeder *f, GError **error, const char *what)
 {
+  if (!fx_feeder_failed(f, error))
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "the pipeline refused %s", what);
+}
+
+gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, GError **error)
+{
+  GstSegment segment;
+  gchar *id;
+  gboolean ok;
+
   fx_feeder_stop(f);
-  f->limit = limit;
-  gst_app_src_set_caps(f->src, caps);
-  gst_app_src_set_max_bytes(f->src, 0); /* we bound the queue ourselves (push) */
   if (gst_element_set_state(f->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    g_mutex_lock(&f->lock);
-    f->failed = TRUE;
-    g_mutex_unlock(&f->lock);
-    fx_feeder_failed(f, error);
+    feeder_set_error(f, error, "to start");
     return FALSE;
   }
-  return !fx_feeder_failed(f, error);
+  gst_pad_set_active(f->src, TRUE);
+  id = g_strdup_printf("gst-fx/%u", f->streams++);
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  ok = gst_pad_push_event(f->src, gst_event_new_stream_start(id)) &&
+       gst_pad_push_event(f->src, gst_event_new_caps(caps)) &&
+       gst_pad_push_event(f->src, gst_event_new_segment(&segment));
+  g_free(id);
+  if (!ok)
+    feeder_set_error(f, error, "the stream format");
+  return ok;
 }
 
 gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error)
 {
-  GstFlowReturn ret = gst_app_src_push_buffer(f->src, buffer);
+  GstFlowReturn ret = gst_pad_push(f->src, buffer);
 
   if (ret != GST_FLOW_OK) {
     if (!fx_feeder_failed(f, error))
@@ -461,18 +490,14 @@ gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error)
                   gst_flow_get_name(ret));
     return FALSE;
   }
-  g_mutex_lock(&f->lock);
-  while (!f->failed && f->limit > 0 && gst_app_src_get_current_level_bytes(f->src) > f->limit)
-    g_cond_wait_until(&f->cond, &f->lock, g_get_monotonic_time() + 100 * G_TIME_SPAN_MILLISECOND);
-  g_mutex_unlock(&f->lock);
-  return !fx_feeder_failed(f, error);
+  return TRUE;
 }
 
 gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error)
 {
   gboolean ok = FALSE;
 
-  gst_app_src_end_of_stream(f->src);
+  gst_pad_push_event(f->src, gst_event_new_eos());
   for (;;) {
     GstMessage *msg = gst_bus_timed_pop_filtered(
         f->bus, GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);

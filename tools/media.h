@@ -3,10 +3,13 @@
  *
  * Data path of both commands (the same code, so that `batch` equals `process` bit for bit):
  *
- *   decoder:  uridecodebin ! audioconvert ! audioresample ! audio/x-raw,format=F[,rate=R] ! appsink
- *   engine:   appsrc ! fxchain chain="…" ! (process: the encoder tail | batch: appsink)
- *   encoder:  appsrc ! audioconvert dithering=none ! <by extension> ! filesink
+ *   decoder:  uridecodebin (for .wav: filesrc ! wavparse) ! audioconvert ! audioresample
+ *             ! audio/x-raw,format=F[,rate=R] ! appsink
+ *   engine:   fxchain chain="…" ! (process: the encoder tail | batch: appsink)
+ *   encoder:  <by extension: wavenc | audioconvert dithering=none ! flacenc |
+ *             audioconvert dithering=none ! vorbisenc ! oggmux> ! filesink
  *
+ * The engine and encoder pipelines are fed from the calling thread (FxFeeder).
  * The fxchain is always fed blocks of at most FX_BLOCK_FRAMES frames: see FX_BLOCK_FRAMES. */
 #ifndef GST_FX_MEDIA_H
 #define GST_FX_MEDIA_H
@@ -15,7 +18,6 @@
 
 #include <gst/app/gstappsink.h>
 #include <gst/audio/audio.h>
-#include <gst/app/gstappsrc.h>
 
 G_BEGIN_DECLS
 
@@ -63,24 +65,25 @@ GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error);
 gint64 fx_decoder_duration(FxDecoder *dec);
 void fx_decoder_stop(FxDecoder *dec);
 
-/* A pipeline fed through an appsrc named "src", with bounded queueing: push waits while more
- * than `limit` bytes are queued and returns FALSE as soon as the pipeline posted an error. */
+/* A pipeline fed from the calling thread: `description` (gst-launch syntax) has one unlinked
+ * sink pad, to which a pad of ours is linked; buffers pushed with fx_feeder_push() run through
+ * the pipeline's elements up to the next queue or sink in this thread, so there is no queue and no
+ * thread hand-off per buffer (as GstHarness does it). */
 typedef struct _FxFeeder FxFeeder;
 
-/* Parses `description` (gst-launch syntax, must contain "appsrc name=src"). */
 FxFeeder *fx_feeder_new(const char *description, GError **error);
 void fx_feeder_free(FxFeeder *f);
 GstElement *fx_feeder_get(FxFeeder *f, const char *name); /* transfer none */
 GstElement *fx_feeder_pipeline(FxFeeder *f);              /* transfer none */
-/* Sets the appsrc caps, queue limit and PLAYING. */
-gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, guint64 limit, GError **error);
-/* Takes ownership of `buffer`. */
+/* Sets PLAYING and sends stream-start, the caps and a time segment. */
+gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, GError **error);
+/* Takes ownership of `buffer`. FALSE with the pipeline's error when it refused it. */
 gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error);
 /* Sends EOS and waits for it (or an error) on the bus; warnings are collected. */
 gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error);
 /* Back to NULL (keeps the elements for the next run). */
 void fx_feeder_stop(FxFeeder *f);
-/* The first error the pipeline posted since start (FALSE when none). */
+/* Pops the error the pipeline posted, if any (FALSE when none). */
 gboolean fx_feeder_failed(FxFeeder *f, GError **error);
 
 /* Sets an fxchain's chain, device and precision. */
