@@ -32,13 +32,21 @@
 
 #define DEFAULT_MEMORY_MIB 1024
 
+enum { TASK_DECODE, TASK_ENCODE };
+
 typedef struct {
   const char *path; /* borrowed from argv */
   gchar *out;
+  const char *skip; /* why the file is not even decoded (static text), or NULL */
   GstCaps *caps;
-  gint channels;
+  gint channels, rate;
   gsize frames, bytes, alloc;
   guint8 *data;
+  /* a task on a worker thread: set by the worker, read after `done` (Workers.lock) */
+  int task;
+  gboolean done;
+  GError *error;
+  GPtrArray *warnings;
 } BatchFile;
 
 typedef struct {
@@ -48,7 +56,6 @@ typedef struct {
   gint rate; /* the batch's rate (opts.rate or the first file's) */
   gint bps;  /* bytes per sample */
   FxFeeder *engine;
-  GHashTable *encoders; /* "encoder tail | caps" → FxFeeder */
   guint64 blocks, dispatches;
   guint groups, written, failed;
   gchar *backend;
@@ -137,12 +144,14 @@ static gboolean check_chain(Batch *b, GError **error)
 /* ---------------------------------------------------------------------------------------- */
 /* Decoding                                                                                  */
 
-static gboolean read_file(Batch *b, FxDecoder *dec, BatchFile *f, GError **error)
+/* Decodes a file into memory (on a worker thread). */
+static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error)
 {
   GstCaps *caps;
   GstAudioInfo info;
   GstBuffer *buf;
   GError *err = NULL;
+  gint64 duration;
 
   if (!fx_decoder_start(dec, f->path, &caps, error))
     return FALSE;
@@ -152,18 +161,15 @@ static gboolean read_file(Batch *b, FxDecoder *dec, BatchFile *f, GError **error
     fx_decoder_stop(dec);
     return FALSE;
   }
-  if (b->rate == 0)
-    b->rate = GST_AUDIO_INFO_RATE(&info);
-  if (GST_AUDIO_INFO_RATE(&info) != b->rate) {
-    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                "sample rate %d Hz, but the batch runs at %d Hz (the first file's rate); pass "
-                "--rate %d to resample",
-                GST_AUDIO_INFO_RATE(&info), b->rate, b->rate);
-    fx_decoder_stop(dec);
-    return FALSE;
-  }
   f->caps = gst_caps_ref(caps);
   f->channels = GST_AUDIO_INFO_CHANNELS(&info);
+  f->rate = GST_AUDIO_INFO_RATE(&info);
+  /* room for the announced duration (plus a little), grown by doubling past it */
+  duration = fx_decoder_duration(dec);
+  if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
+    f->alloc = (gst_util_uint64_scale_int_ceil(duration, f->rate, GST_SECOND) + 1024) *
+               GST_AUDIO_INFO_BPF(&info);
+  f->data = f->alloc > 0 ? g_malloc(f->alloc) : NULL;
   while ((buf = fx_decoder_pull(dec, &err)) != NULL) {
     gsize n = gst_buffer_get_size(buf);
     if (f->bytes + n > f->alloc) {
@@ -180,7 +186,7 @@ static gboolean read_file(Batch *b, FxDecoder *dec, BatchFile *f, GError **error
     batch_file_free_data(f);
     return FALSE;
   }
-  f->frames = f->bytes / ((gsize) f->channels * b->bps);
+  f->frames = f->bytes / ((gsize) f->channels * bps);
   return TRUE;
 }
 
@@ -188,54 +194,71 @@ static gboolean read_file(Batch *b, FxDecoder *dec, BatchFile *f, GError **error
 /* The stacked run                                                                           */
 
 /* Copies frames [off, off+n) of every file into the interleaved block of `stride` channels
- * (zeros past a file's end), or back from it. Frame-major, so the block is walked once in order
- * and each file's samples are read sequentially (with hundreds of files a file-major walk would
- * touch a new cache line for every sample). */
-#define DEFINE_STACK(name, T)                                                                      \
-  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride, gboolean to_block) \
+ * (zeros past a file's end), or back from it. In tiles of STACK_TILE frames, file by file: a
+ * tile of the block stays in cache while every file's frames are copied in order (a plain
+ * file-major walk would touch a new cache line of the block for every sample). */
+#define STACK_TILE 8
+#define DEFINE_STACK(name, T, to_block)                                                            \
+  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride)                    \
   {                                                                                                \
-    for (gsize t = 0; t < n; t++) {                                                                \
-      T *bp = block + t * (gsize) stride;                                                          \
-      gsize tf = off + t;                                                                          \
+    for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
+      gsize tn = MIN(n - t0, STACK_TILE);                                                          \
+      T *col = block + t0 * (gsize) stride;                                                        \
       for (guint i = 0; i < group->len; i++) {                                                     \
         const BatchFile *f = g_ptr_array_index(group, i);                                          \
-        gint ch = f->channels;                                                                     \
-        if (tf < f->frames) {                                                                      \
-          T *sp = (T *) f->data + tf * (gsize) ch;                                                 \
-          if (to_block)                                                                            \
-            for (gint c = 0; c < ch; c++)                                                          \
-              bp[c] = sp[c];                                                                       \
-          else                                                                                     \
-            for (gint c = 0; c < ch; c++)                                                          \
-              sp[c] = bp[c];                                                                       \
-        } else if (to_block) {                                                                     \
-          for (gint c = 0; c < ch; c++)                                                            \
-            bp[c] = 0;                                                                             \
+        const gint ch = f->channels;                                                               \
+        gsize first = off + t0, valid = first < f->frames ? MIN(tn, f->frames - first) : 0;        \
+        T *sp = (T *) f->data + first * (gsize) ch, *bp = col;                                     \
+        if (ch == 2) {                                                                             \
+          for (gsize t = 0; t < valid; t++, bp += stride, sp += 2) {                               \
+            if (to_block) {                                                                        \
+              bp[0] = sp[0];                                                                       \
+              bp[1] = sp[1];                                                                       \
+            } else {                                                                               \
+              sp[0] = bp[0];                                                                       \
+              sp[1] = bp[1];                                                                       \
+            }                                                                                      \
+          }                                                                                        \
+        } else {                                                                                   \
+          for (gsize t = 0; t < valid; t++, bp += stride, sp += ch)                                \
+            for (gint c = 0; c < ch; c++) {                                                        \
+              if (to_block)                                                                        \
+                bp[c] = sp[c];                                                                     \
+              else                                                                                 \
+                sp[c] = bp[c];                                                                     \
+            }                                                                                      \
         }                                                                                          \
-        bp += ch;                                                                                  \
+        if (to_block)                                                                              \
+          for (gsize t = valid; t < tn; t++, bp += stride)                                         \
+            for (gint c = 0; c < ch; c++)                                                          \
+              bp[c] = 0;                                                                           \
+        col += ch;                                                                                 \
       }                                                                                            \
     }                                                                                              \
   }
-DEFINE_STACK(stack_f32, float)
-DEFINE_STACK(stack_f64, double)
+DEFINE_STACK(stack_in_f32, float, TRUE)
+DEFINE_STACK(stack_out_f32, float, FALSE)
+DEFINE_STACK(stack_in_f64, double, TRUE)
+DEFINE_STACK(stack_out_f64, double, FALSE)
 
 static void stack_block(const Batch *b, GPtrArray *group, guint8 *block, gsize off, gsize n,
                         gint total_channels, gboolean to_block)
 {
   if (b->bps == 4)
-    stack_f32(group, (float *) block, off, n, total_channels, to_block);
+    (to_block ? stack_in_f32 : stack_out_f32)(group, (float *) block, off, n, total_channels);
   else
-    stack_f64(group, (double *) block, off, n, total_channels, to_block);
+    (to_block ? stack_in_f64 : stack_out_f64)(group, (double *) block, off, n, total_channels);
 }
 
-static GstBuffer *make_block(const Batch *b, GPtrArray *group, gsize off, gsize n, gint channels)
+/* A block in `mem` (one allocation reused for every block of a group: the fxchain filters in
+ * place, and the buffer is gone before the next block is stacked). */
+static GstBuffer *make_block(const Batch *b, GPtrArray *group, guint8 *mem, gsize off, gsize n,
+                             gint channels)
 {
-  GstBuffer *buf = gst_buffer_new_allocate(NULL, n * channels * b->bps, NULL);
-  GstMapInfo map;
+  gsize size = n * channels * b->bps;
+  GstBuffer *buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
 
-  gst_buffer_map(buf, &map, GST_MAP_WRITE);
-  stack_block(b, group, map.data, off, n, channels, TRUE);
-  gst_buffer_unmap(buf, &map);
+  stack_block(b, group, mem, off, n, channels, TRUE);
   fx_media_stamp(buf, off, n, b->rate);
   return buf;
 }
@@ -280,6 +303,7 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
+  guint8 *mem = NULL;
 
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
@@ -298,10 +322,11 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   }
   gst_caps_unref(caps);
   nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
+  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
   /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
   for (gsize k = 0; k < nblocks; k++) {
     gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    if (!fx_feeder_push(b->engine, make_block(b, group, off, n, channels), error) ||
+    if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
         !pull_block(b, group, off, n, channels, error))
       goto fail;
   }
@@ -316,21 +341,25 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   b->blocks += nblocks;
   b->groups++;
   fx_feeder_stop(b->engine);
+  g_free(mem);
   return TRUE;
 
 fail:
   fx_feeder_stop(b->engine);
+  g_free(mem);
   return FALSE;
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Encoding                                                                                  */
 
-static gboolean write_file(Batch *b, BatchFile *f, GError **error)
+/* Encodes a file (on a worker thread) with an encoder from `cache` (encoder tail and caps ->
+ * FxFeeder; one cache per worker). */
+static gboolean write_file(const Batch *b, GHashTable *cache, BatchFile *f, GError **error)
 {
   gchar *tail = fx_media_encoder_tail(f->out, b->opts.format);
   gchar *key = g_strdup_printf("%s | %" GST_PTR_FORMAT, tail, f->caps);
-  FxFeeder *enc = g_hash_table_lookup(b->encoders, key);
+  FxFeeder *enc = g_hash_table_lookup(cache, key);
   GstBuffer *buf;
   gboolean ok;
 
@@ -345,7 +374,7 @@ static gboolean write_file(Batch *b, BatchFile *f, GError **error)
       g_free(key);
       return FALSE;
     }
-    g_hash_table_insert(b->encoders, g_strdup(key), enc);
+    g_hash_table_insert(cache, g_strdup(key), enc);
   }
   g_free(tail);
   g_free(key);
@@ -361,13 +390,84 @@ static gboolean write_file(Batch *b, BatchFile *f, GError **error)
       return FALSE;
     }
   }
-  ok = fx_feeder_finish(enc, &b->warnings, error);
+  ok = fx_feeder_finish(enc, &f->warnings, error);
   fx_feeder_stop(enc);
   return ok;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Worker threads: decoding and encoding are per file, so they run on --jobs threads (each with
+ * its own reused decoder and encoder pipelines); the stacked run is one stream on the main thread.
+ * Results are consumed in file order, so messages, groups and the batch rate do not depend on
+ * the threads' timing. */
+
+typedef struct {
+  const Batch *b;
+  GThreadPool *pool;
+  GAsyncQueue *decoders; /* idle FxDecoder */
+  GAsyncQueue *encoders; /* idle encoder caches (GHashTable) */
+  GMutex lock;
+  GCond cond;
+} Workers;
+
+static void worker(gpointer data, gpointer user_data)
+{
+  BatchFile *f = data;
+  Workers *w = user_data;
+  GError *err = NULL;
+
+  if (f->task == TASK_DECODE) {
+    FxDecoder *dec = g_async_queue_try_pop(w->decoders);
+    if (dec == NULL)
+      dec = fx_decoder_new(&w->b->opts, &err);
+    if (dec != NULL) {
+      read_file(w->b->bps, dec, f, &err);
+      g_async_queue_push(w->decoders, dec);
+    }
+  } else {
+    GHashTable *cache = g_async_queue_try_pop(w->encoders);
+    if (cache == NULL)
+      cache =
+          g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
+    write_file(w->b, cache, f, &err);
+    g_async_queue_push(w->encoders, cache);
+  }
+  g_mutex_lock(&w->lock);
+  f->error = err;
+  f->done = TRUE;
+  g_cond_broadcast(&w->cond);
+  g_mutex_unlock(&w->lock);
+}
+
+static void submit(Workers *w, BatchFile *f, int task)
+{
+  f->task = task;
+  f->done = FALSE;
+  g_thread_pool_push(w->pool, f, NULL);
+}
+
+static void wait_done(Workers *w, BatchFile *f)
+{
+  g_mutex_lock(&w->lock);
+  while (!f->done)
+    g_cond_wait(&w->cond, &w->lock);
+  g_mutex_unlock(&w->lock);
+}
+
+static void collect_warnings(Batch *b, BatchFile *f)
+{
+  for (guint i = 0; f->warnings != NULL && i < f->warnings->len; i++) {
+    const char *m = g_ptr_array_index(f->warnings, i);
+    if (b->warnings == NULL)
+      b->warnings = g_ptr_array_new_with_free_func(g_free);
+    if (!g_ptr_array_find_with_equal_func(b->warnings, m, g_str_equal, NULL))
+      g_ptr_array_add(b->warnings, g_strdup(m));
+  }
+  g_clear_pointer(&f->warnings, g_ptr_array_unref);
+}
+
 /* Runs a group and writes its files; frees their data. */
-static void flush_group(Batch *b, GPtrArray *group)
+static void flush_group(Batch *b, Workers *w, GPtrArray *group)
 {
   GError *error = NULL;
 
@@ -375,22 +475,29 @@ static void flush_group(Batch *b, GPtrArray *group)
     return;
   fx_progress_update(&b->progress, (double) b->processed / b->total, "filtering");
   if (!run_stacked(b, group, &error)) {
-    for (guint i = 0; i < group->len; i++)
+    for (guint i = 0; i < group->len; i++) {
       fail_file(b, ((BatchFile *) g_ptr_array_index(group, i))->path, error->message);
+      b->processed++;
+    }
     g_clear_error(&error);
   } else {
+    for (guint i = 0; i < group->len; i++)
+      submit(w, g_ptr_array_index(group, i), TASK_ENCODE);
     for (guint i = 0; i < group->len; i++) {
       BatchFile *f = g_ptr_array_index(group, i);
+      wait_done(w, f);
       fx_progress_update(&b->progress, (double) b->processed / b->total, f->path);
-      if (!write_file(b, f, &error)) {
-        gchar *msg = g_strdup_printf("cannot write %s: %s", f->out, error->message);
+      collect_warnings(b, f);
+      if (f->error != NULL) {
+        gchar *msg = g_strdup_printf("cannot write %s: %s", f->out, f->error->message);
         fail_file(b, f->path, msg);
         g_free(msg);
-        g_clear_error(&error);
+        g_clear_error(&f->error);
       } else {
         b->written++;
       }
       b->processed++;
+      batch_file_free_data(f);
     }
   }
   for (guint i = 0; i < group->len; i++)
@@ -446,7 +553,7 @@ int fx_cmd_batch(int argc, char **argv)
   gchar *chain = NULL, *device = NULL, *precision = NULL, *format = NULL, *outdir = NULL;
   gchar *shard = NULL, *ext = NULL;
   gchar **files = NULL;
-  gint rate = 0, memory = DEFAULT_MEMORY_MIB;
+  gint rate = 0, memory = DEFAULT_MEMORY_MIB, jobs = 0;
   gboolean quiet = FALSE;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
@@ -465,6 +572,10 @@ int fx_cmd_batch(int argc, char **argv)
        "Decoded audio held at once, in MiB (default 1024); files are processed in groups of "
        "at most this size",
        "MIB"},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+       "Threads that decode and encode files (default: the number of processors); the "
+       "filtering is one stream",
+       "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
        "Write the outputs with this extension (wav, flac or ogg) instead of the input's", "EXT"},
       {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
@@ -482,7 +593,7 @@ int fx_cmd_batch(int argc, char **argv)
   GPtrArray *list = NULL, *group = NULL;
   GHashTable *outputs = NULL;
   BatchFile *bf = NULL;
-  FxDecoder *dec = NULL;
+  Workers workers = {0};
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
@@ -522,6 +633,12 @@ int fx_cmd_batch(int argc, char **argv)
     status = fx_tool_usage_error(ctx, "--shard must be K/N with 1 <= K <= N, not \"%s\"", shard);
     goto out;
   }
+  if (jobs < 0 || jobs > 256) {
+    status = fx_tool_usage_error(ctx, "--jobs must be from 1 to 256");
+    goto out;
+  }
+  if (jobs == 0)
+    jobs = (gint) CLAMP(g_get_num_processors(), 1, 64);
   if (memory < 1) {
     status = fx_tool_usage_error(ctx, "--memory must be at least 1 MiB");
     goto out;
@@ -573,8 +690,6 @@ int fx_cmd_batch(int argc, char **argv)
   b.ext = ext;
   b.rate = rate;
   b.bps = g_str_equal(b.opts.format, "F64LE") ? 8 : 4;
-  b.encoders =
-      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
   b.engine = fx_feeder_new("fxchain name=fx ! appsink name=sink sync=false", &error);
   if (b.engine == NULL) {
     fprintf(stderr, "gst-fx: %s\n", error->message);
@@ -587,13 +702,6 @@ int fx_cmd_batch(int argc, char **argv)
     status = FX_EXIT_FAILURE;
     goto out;
   }
-  dec = fx_decoder_new(&b.opts, &error);
-  if (dec == NULL) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
-    status = FX_EXIT_FAILURE;
-    goto out;
-  }
-
   for (guint i = 0; i < list->len; i++)
     if (i % n == k - 1)
       nsel++;
@@ -610,38 +718,57 @@ int fx_cmd_batch(int argc, char **argv)
     gchar *tail = fx_media_encoder_tail(f->out, b.opts.format);
     gchar *cin = g_canonicalize_filename(f->path, NULL);
     gchar *cout = g_canonicalize_filename(f->out, NULL);
-    gboolean same = g_str_equal(cin, cout);
+    if (tail == NULL)
+      f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
+    else if (g_str_equal(cin, cout))
+      f->skip = "the output would overwrite the input (choose another -o DIR)";
+    g_free(tail);
     g_free(cin);
     g_free(cout);
-    if (tail == NULL) {
-      gchar *msg = g_strdup_printf("no encoder for this file type (use one of %s, or --ext)",
-                                   FX_MEDIA_EXTENSIONS);
+  }
+  workers.b = &b;
+  g_mutex_init(&workers.lock);
+  g_cond_init(&workers.cond);
+  workers.decoders = g_async_queue_new_full((GDestroyNotify) fx_decoder_free);
+  workers.encoders = g_async_queue_new_full((GDestroyNotify) g_hash_table_unref);
+  workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
+  /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
+  for (guint j = 0, next = 0; j < nsel; j++) {
+    BatchFile *f = &bf[j];
+    for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
+      if (bf[next].skip == NULL)
+        submit(&workers, &bf[next], TASK_DECODE);
+      else
+        bf[next].done = TRUE;
+    }
+    wait_done(&workers, f);
+    fx_progress_update(&b.progress, (double) b.processed / b.total, f->path);
+    if (f->skip != NULL || f->error != NULL) {
+      fail_file(&b, f->path, f->skip != NULL ? f->skip : f->error->message);
+      g_clear_error(&f->error);
+      b.processed++;
+      continue;
+    }
+    if (b.rate == 0)
+      b.rate = f->rate;
+    if (f->rate != b.rate) {
+      gchar *msg = g_strdup_printf("sample rate %d Hz, but the batch runs at %d Hz (the first "
+                                   "file's rate); pass --rate %d to resample",
+                                   f->rate, b.rate, b.rate);
       fail_file(&b, f->path, msg);
       g_free(msg);
-      b.processed++;
-      continue;
-    }
-    g_free(tail);
-    if (same) {
-      fail_file(&b, f->path, "the output would overwrite the input (choose another -o DIR)");
-      b.processed++;
-      continue;
-    }
-    fx_progress_update(&b.progress, (double) b.processed / b.total, f->path);
-    if (!read_file(&b, dec, f, &error)) {
-      fail_file(&b, f->path, error->message);
-      g_clear_error(&error);
+      batch_file_free_data(f);
       b.processed++;
       continue;
     }
     if (group->len > 0 && held + f->bytes > budget) {
-      flush_group(&b, group);
+      flush_group(&b, &workers, group);
       held = 0;
     }
     g_ptr_array_add(group, f);
     held += f->bytes;
   }
-  flush_group(&b, group);
+  flush_group(&b, &workers, group);
   fx_progress_update(&b.progress, 1.0, "done");
   fx_progress_done(&b.progress);
   fx_tool_print_warnings(b.warnings);
@@ -654,6 +781,13 @@ int fx_cmd_batch(int argc, char **argv)
   status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:
+  if (workers.pool != NULL) {
+    g_thread_pool_free(workers.pool, FALSE, TRUE);
+    g_async_queue_unref(workers.decoders);
+    g_async_queue_unref(workers.encoders);
+    g_mutex_clear(&workers.lock);
+    g_cond_clear(&workers.cond);
+  }
   if (bf != NULL) {
     for (guint i = 0; i < nsel; i++) {
       batch_file_free_data(&bf[i]);
@@ -667,10 +801,7 @@ out:
     g_ptr_array_unref(list);
   if (outputs != NULL)
     g_hash_table_unref(outputs);
-  if (b.encoders != NULL)
-    g_hash_table_unref(b.encoders);
   fx_feeder_free(b.engine);
-  fx_decoder_free(dec);
   if (b.warnings != NULL)
     g_ptr_array_unref(b.warnings);
   g_free(b.backend);
