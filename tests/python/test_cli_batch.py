@@ -132,6 +132,14 @@ def test_batch_memory_groups_and_padding(inputs, tmp_path):
     s = summary(r.stdout)
     assert s["groups"] >= 2, s
     assert s["dispatches"] == s["blocks"], s
+    # more worker threads than files in flight: same groups, same bytes
+    out_j = tmp_path / "batch-j"
+    rj = gst_fx("batch", "--chain", CHAIN, "-o", str(out_j), "--memory", "1", "--jobs", "5",
+                *paths(d, names))
+    assert rj.returncode == 0, rj.stderr
+    assert summary(rj.stdout) == s
+    for name in names:
+        assert (out_j / name).read_bytes() == (out_b / name).read_bytes(), name
     out_p = tmp_path / "process"
     out_p.mkdir()
     for name in names:
@@ -295,8 +303,8 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
 
 PROCESS_OPTIONS = ("--chain", "--device", "--precision", "--format", "--rate", "--quiet",
                    "--help")
-BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--rate", "--memory", "--ext", "--device",
-                 "--precision", "--format", "--quiet", "--help")
+BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--rate", "--memory", "--jobs", "--ext",
+                 "--device", "--precision", "--format", "--quiet", "--help")
 
 
 @pytest.mark.parametrize("command,options", [("process", PROCESS_OPTIONS),
@@ -333,6 +341,7 @@ def test_help_mentions_every_option(command, options):
     ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "1", "in.wav"),
     ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "a/b", "in.wav"),
     ("batch", "--chain", CHAIN, "-o", "dir", "--memory", "0", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--jobs", "-1", "in.wav"),
     ("batch", "--chain", CHAIN, "-o", "dir", "--ext", "mp3", "in.wav"),
 ])
 def test_bad_arguments_exit_2_with_usage(args):
