@@ -197,6 +197,15 @@ int fx_cmd_process(int argc, char **argv)
     goto out;
   }
   g_free(tail);
+  gchar *cin = g_canonicalize_filename(a.args[0], NULL);
+  gchar *cout = g_canonicalize_filename(a.args[1], NULL);
+  gboolean same = g_str_equal(cin, cout);
+  g_free(cin);
+  g_free(cout);
+  if (same) {
+    status = fx_tool_usage_error(ctx, "IN and OUT are the same file");
+    goto out;
+  }
   fx_tool_init();
   fx_progress_init(&progress);
   if (a.quiet)

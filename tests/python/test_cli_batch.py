@@ -328,6 +328,7 @@ def test_help_mentions_every_option(command, options):
     ("process", "--chain", CHAIN, "in.wav", "out.wav", "extra.wav"),
     ("process", "in.wav", "out.wav"),  # no --chain
     ("process", "--chain", CHAIN, "in.wav", "out.mp3"),  # no encoder
+    ("process", "--chain", CHAIN, "in.wav", "./in.wav"),  # would overwrite its input
     ("process", "--chain", CHAIN, "--device", "tpu", "in.wav", "out.wav"),
     ("process", "--chain", CHAIN, "--precision", "half", "in.wav", "out.wav"),
     ("process", "--chain", CHAIN, "--format", "S16LE", "in.wav", "out.wav"),
