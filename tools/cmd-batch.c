@@ -569,8 +569,9 @@ int fx_cmd_batch(int argc, char **argv)
        "Resample every file to R Hz (default: the first file's rate; other rates are refused)",
        "R"},
       {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
-       "Decoded audio held at once, in MiB (default 1024); files are processed in groups of "
-       "at most this size",
+       "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "
+       "most this size (plus up to 2 files per job decoded ahead; a larger file is a group of "
+       "its own)",
        "MIB"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
        "Threads that decode and encode files (default: the number of processors); the "
