@@ -20,6 +20,9 @@
  * on the number of channels. Stages that mix channels would not give that, so the chain may only
  * hold per-channel stages (see stage_is_per_channel()).
  *
+ * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
+ * state when non-finite values reach it, which would otherwise change the other files' outputs.
+ *
  * Sample rates: with --rate R every file is resampled to R; without it the batch runs at the rate
  * of the first file that decodes, and a file at another rate is refused with a message (exit
  * status 1). A file that cannot be decoded or written is reported (one line) and the others are
@@ -27,6 +30,7 @@
 #include "media.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +44,7 @@ typedef struct {
   const char *skip; /* why the file is not even decoded (static text), or NULL */
   GstCaps *caps;
   gint channels, rate;
+  gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
   guint8 *data;
   /* a task on a worker thread: set by the worker, read after `done` (Workers.lock) */
@@ -187,6 +192,12 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     return FALSE;
   }
   f->frames = f->bytes / ((gsize) f->channels * bps);
+  /* The cascade resets the state of every channel when non-finite values reach it (DESIGN §3),
+   * which would change the other files of a stacked group: such a file runs alone. */
+  gsize n = f->frames * f->channels;
+  for (gsize i = 0; i < n && !f->nonfinite; i++)
+    f->nonfinite = bps == 4 ? !isfinite(((const float *) f->data)[i])
+                            : !isfinite(((const double *) f->data)[i]);
   return TRUE;
 }
 
@@ -760,6 +771,13 @@ int fx_cmd_batch(int argc, char **argv)
       g_free(msg);
       batch_file_free_data(f);
       b.processed++;
+      continue;
+    }
+    if (f->nonfinite) {
+      GPtrArray *alone = g_ptr_array_new();
+      g_ptr_array_add(alone, f);
+      flush_group(&b, &workers, alone);
+      g_ptr_array_unref(alone);
       continue;
     }
     if (group->len > 0 && held + f->bytes > budget) {
