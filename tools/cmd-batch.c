@@ -597,7 +597,7 @@ int fx_cmd_batch(int argc, char **argv)
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
        "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line and no progress bar", NULL},
-      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE..."},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GOptionContext *ctx = g_option_context_new("-o DIR FILE...");

@@ -142,7 +142,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
        "No progress bar (it is only drawn when stdout is a terminal)", NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->args, NULL,
-       many ? "FILE..." : "IN OUT"},
+       many ? "-o DIR FILE..." : "IN OUT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   const GOptionEntry outdir[] = {
@@ -150,7 +150,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
        "Directory for the outputs (required)", "DIR"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
-  GOptionContext *ctx = g_option_context_new(many ? "-o DIR FILE..." : "IN OUT");
+  GOptionContext *ctx = g_option_context_new(NULL); /* the remaining arguments name themselves */
 
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (many)
