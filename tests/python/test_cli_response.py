@@ -174,3 +174,43 @@ def test_designed_sections_null_before_negotiation(fx):
     from gi.repository import Gst
     e = Gst.ElementFactory.make("fxbutterworth", None)
     assert e.get_property("designed-sections") is None
+
+
+# ------------------------------------------------------------------------------------------------
+# dsp/response.c directly (through the ctypes build of libfxdsp)
+
+
+def _response_lib():
+    import ctypes
+    import fxdsp
+    lib = fxdsp.lib()
+    D = ctypes.POINTER(ctypes.c_double)
+    lib.fx_response_logspace.argtypes = [ctypes.c_double, ctypes.c_double, ctypes.c_int, D]
+    lib.fx_response_phase_deg.argtypes = [D, D, ctypes.c_int, D]
+    lib.fx_response_magnitude_db.argtypes = [D, D, ctypes.c_int, D]
+    for f in (lib.fx_response_logspace, lib.fx_response_phase_deg,
+              lib.fx_response_magnitude_db):
+        f.restype = None
+    return lib, D
+
+
+def test_dsp_logspace_and_unwrap_match_numpy():
+    lib, D = _response_lib()
+    out = np.zeros(257)
+    lib.fx_response_logspace(3.0, 20000.0, 257, out.ctypes.data_as(D))
+    np.testing.assert_allclose(out, np.geomspace(3.0, 20000.0, 257), rtol=1e-13)
+    assert out[0] == 3.0 and out[-1] == 20000.0
+    # a phase that winds many times, with steps below 180 degrees: unwrap == numpy.unwrap
+    rng = np.random.default_rng(5)
+    true = np.cumsum(rng.uniform(-170, 170, 2000)) * np.pi / 180
+    mag = rng.uniform(0.1, 3, 2000)
+    re, im = mag * np.cos(true), mag * np.sin(true)
+    ph, db = np.zeros(2000), np.zeros(2000)
+    lib.fx_response_phase_deg(re.ctypes.data_as(D), im.ctypes.data_as(D), 2000,
+                              ph.ctypes.data_as(D))
+    lib.fx_response_magnitude_db(re.ctypes.data_as(D), im.ctypes.data_as(D), 2000,
+                                 db.ctypes.data_as(D))
+    np.testing.assert_allclose(ph, np.rad2deg(np.unwrap(np.arctan2(im, re))), atol=1e-9)
+    np.testing.assert_allclose(ph, np.rad2deg(true - 2 * np.pi * np.round(true[0] / (2 * np.pi))),
+                               atol=1e-9)
+    np.testing.assert_allclose(db, 20 * np.log10(mag), atol=1e-12)
