@@ -562,7 +562,8 @@ static gchar *output_path(const char *dir, const char *path, const char *ext)
 int fx_cmd_batch(int argc, char **argv)
 {
   gchar *chain = NULL, *device = NULL, *precision = NULL, *format = NULL, *outdir = NULL;
-  gchar *shard = NULL, *ext = NULL;
+  gchar *shard = NULL, *ext = NULL, *files_from = NULL, *listed = NULL;
+  gchar **listed_lines = NULL;
   gchar **files = NULL;
   gint rate = 0, memory = DEFAULT_MEMORY_MIB, jobs = 0;
   gboolean quiet = FALSE;
@@ -576,6 +577,10 @@ int fx_cmd_batch(int argc, char **argv)
       {"shard", 's', 0, G_OPTION_ARG_STRING, &shard,
        "Process only shard K of N: the files whose index i in the sorted list has i % N == K-1",
        "K/N"},
+      {"files-from", 'l', 0, G_OPTION_ARG_FILENAME, &files_from,
+       "Also read input files from LIST, one path per line (\"-\": standard input), for corpora "
+       "too large for a command line",
+       "LIST"},
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
        "Resample every file to R Hz (default: the first file's rate; other rates are refused)",
        "R"},
@@ -637,7 +642,26 @@ int fx_cmd_batch(int argc, char **argv)
     status = fx_tool_usage_error(ctx, "-o DIR is required");
     goto out;
   }
-  if (files == NULL || files[0] == NULL) {
+  if (files_from != NULL) {
+    GError *err = NULL;
+    gboolean ok;
+    if (g_str_equal(files_from, "-")) {
+      GIOChannel *in = g_io_channel_unix_new(0);
+      gsize len = 0;
+      ok = g_io_channel_read_to_end(in, &listed, &len, &err) == G_IO_STATUS_NORMAL;
+      g_io_channel_unref(in);
+    } else {
+      ok = g_file_get_contents(files_from, &listed, NULL, &err);
+    }
+    if (!ok) {
+      fx_media_report(files_from, err != NULL ? err->message : "cannot read");
+      g_clear_error(&err);
+      status = FX_EXIT_FAILURE;
+      goto out;
+    }
+    listed_lines = g_strsplit(listed, "\n", -1);
+  }
+  if ((files == NULL || files[0] == NULL) && listed_lines == NULL) {
     status = fx_tool_usage_error(ctx, "no input files");
     goto out;
   }
@@ -669,8 +693,15 @@ int fx_cmd_batch(int argc, char **argv)
 
   /* The shard's files, and their outputs (two inputs must not write the same output). */
   list = g_ptr_array_new();
-  for (gchar **p = files; *p != NULL; p++)
+  for (gchar **p = files; p != NULL && *p != NULL; p++)
     g_ptr_array_add(list, *p);
+  for (gchar **p = listed_lines; p != NULL && *p != NULL; p++) {
+    gsize len = strlen(*p);
+    if (len > 0 && (*p)[len - 1] == '\r') /* CRLF lists */
+      (*p)[len - 1] = '\0';
+    if (**p != '\0')
+      g_ptr_array_add(list, *p);
+  }
   g_ptr_array_sort(list, compare_paths);
   outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < list->len; i++) {
@@ -834,5 +865,8 @@ out:
   g_free(shard);
   g_free(ext);
   g_strfreev(files);
+  g_strfreev(listed_lines);
+  g_free(listed);
+  g_free(files_from);
   return status;
 }

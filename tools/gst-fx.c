@@ -22,8 +22,9 @@ static const FxCommandEntry commands[] = {
      "process --chain DESC [--device D] [--precision P] [--format F32LE|F64LE] [--rate R]\n"
      "       [--quiet] IN OUT"},
     {{"batch", "Many files through one fused plan, stacked on the channel axis", fx_cmd_batch},
-     "batch --chain DESC -o DIR [--shard K/N] [--rate R] [--memory MIB] [--jobs N]\n"
-     "       [--ext EXT] [--device D] [--precision P] [--format F32LE|F64LE] [--quiet] FILE..."},
+     "batch --chain DESC -o DIR [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB]\n"
+     "       [--jobs N] [--ext EXT] [--device D] [--precision P] [--format F32LE|F64LE]\n"
+     "       [--quiet] FILE..."},
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
      "response --chain DESC --rate R -o FILE.svg|FILE.png|FILE.csv [--points N]\n"

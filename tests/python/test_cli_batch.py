@@ -212,6 +212,18 @@ def test_shards_cover_every_file_exactly_once(tmp_path):
             assert got == expect, (k, n, got)
             seen += got
         assert sorted(seen) == sorted(names), n
+    # the same shards from a list file (some names there, some on the command line) and stdin
+    listing = tmp_path / "list.txt"
+    listing.write_text("".join(str(d / n) + "\r\n" for n in shuffled[:6]) + "\n")
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "l"), "--shard", "2/4",
+               "--files-from", str(listing), *paths(d, shuffled[6:]))
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "l")) == sorted(names)[1::4]
+    r = subprocess.run([gst_fx_path(), "batch", "--chain", CHAIN, "-o", str(tmp_path / "i"),
+                        "--files-from", "-"], input="\n".join(paths(d, names)), text=True,
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "i")) == sorted(names)
 
 
 def test_batch_refuses_channel_coupled_stage(inputs, tmp_path):
@@ -303,7 +315,7 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
 
 PROCESS_OPTIONS = ("--chain", "--device", "--precision", "--format", "--rate", "--quiet",
                    "--help")
-BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--rate", "--memory", "--jobs", "--ext",
+BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--files-from", "--rate", "--memory", "--jobs", "--ext",
                  "--device", "--precision", "--format", "--quiet", "--help")
 
 
