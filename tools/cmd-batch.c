@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are decoded one after the other with one reused decoder pipeline (media.h) into
- * memory, in groups bounded by --memory. The channels of all files of a group are stacked into
- * one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which runs
- * through ONE pipeline
+ * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder pipeline
+ * (media.h), into memory, in groups bounded by --memory. The channels of all files of a group are
+ * stacked into one interleaved stream (channels = the sum of the files' channels, channel-mask 0),
+ * which runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
@@ -13,7 +13,8 @@
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
  * its length: the stages are causal, so this is exact. Outputs go to DIR/<input's name>, encoded
- * by the input's extension (or --ext), through one reused encoder pipeline per extension.
+ * by the input's extension (or --ext), on the worker threads, each reusing one encoder pipeline
+ * per extension and caps.
  *
  * Why the output equals `gst-fx process` bit for bit: the same decoder, the same block length
  * (media.h: FX_BLOCK_FRAMES), and per-channel stages whose arithmetic per channel does not depend
@@ -101,7 +102,7 @@ static gboolean stage_is_per_channel(GstElement *e)
   if (iir != 0 && g_type_is_a(G_OBJECT_TYPE(e), iir))
     return TRUE;
   if (factory == NULL)
-    return TRUE; /* fxchain's internal fused stages (IIR) */
+    return FALSE; /* unknown (fxchain's internal fused stages are GstFxIir subclasses) */
   name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));
   return g_strcmp0(name, "fxgain") == 0 || g_strcmp0(name, "volume") == 0;
 }
