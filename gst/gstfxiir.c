@@ -11,6 +11,13 @@
  * this class handles caps, the common properties (`device`, `precision`, `dispatches`,
  * `backend`, `scan-threshold`, `cuda-graphs`, `launches`), locking, controller sync in
  * before_transform, click-free coefficient changes, flushes and bus messages.
+ *
+ * Every IIR element also has the read-only string `designed-sections`: the sections it designs
+ * for the negotiated sample rate, in `fxsos` syntax (`b0 b1 b2 a0 a1 a2` rows separated by `; `,
+ * a0 = 1, 17 significant digits so the text parses back to the same doubles), or %NULL before the
+ * caps are negotiated or when the parameters cannot be designed at that rate. To read it for a
+ * given rate, run one buffer at that rate through the element (or through an `fxchain` with
+ * `fuse=false`, whose children are negotiated one by one); `gst-fx response` does that.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,6 +45,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
 enum {
   PROP_0,
   PROP_COMMON, /* the common properties: PROP_COMMON + GstFxCommonProp */
+  PROP_DESIGNED_SECTIONS = PROP_COMMON + GST_FX_COMMON_PROP_COUNT,
 };
 
 typedef struct {
@@ -252,6 +260,12 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   gobject_class->finalize = gst_fx_iir_finalize;
 
   gst_fx_install_common_properties(gobject_class, PROP_COMMON);
+  g_object_class_install_property(
+      gobject_class, PROP_DESIGNED_SECTIONS,
+      g_param_spec_string("designed-sections", "Designed sections",
+                          "The sections designed for the negotiated rate, in fxsos syntax "
+                          "\"b0 b1 b2 a0 a1 a2; ...\" (NULL before negotiation)",
+                          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
@@ -489,6 +503,29 @@ static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue
   GST_OBJECT_UNLOCK(object);
 }
 
+/* `designed-sections`: the design at the negotiated rate in fxsos syntax, or NULL. */
+static gchar *designed_sections_string(GstFxIir *self)
+{
+  gint rate = gst_fx_iir_get_rate(self);
+  fx_sos_t *sos = NULL;
+  int n = 0;
+  GString *s;
+
+  if (rate <= 0 || !gst_fx_iir_get_sections(self, rate, &sos, &n, NULL))
+    return NULL;
+  s = g_string_new(NULL);
+  for (int i = 0; i < n; i++) {
+    const double row[6] = {sos[i].b0, sos[i].b1, sos[i].b2, 1.0, sos[i].a1, sos[i].a2};
+    for (int j = 0; j < 6; j++) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append(s, i == 0 && j == 0 ? "" : j == 0 ? "; " : " ");
+      g_string_append(s, g_ascii_formatd(buf, sizeof(buf), "%.17g", row[j]));
+    }
+  }
+  g_free(sos);
+  return g_string_free(s, FALSE);
+}
+
 static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *value,
                                     GParamSpec *pspec)
 {
@@ -498,6 +535,9 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
                                         value))
     return;
   switch (prop_id) {
+  case PROP_DESIGNED_SECTIONS:
+    g_value_take_string(value, designed_sections_string(GST_FX_IIR(object)));
+    break;
   case PROP_COMMON + GST_FX_COMMON_PROP_DISPATCHES:
     g_mutex_lock(&priv->engine_lock);
     g_value_set_uint64(value, fx_cascade_dispatches(priv->cascade));

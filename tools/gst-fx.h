@@ -25,6 +25,10 @@ typedef struct {
 
 int fx_cmd_plan(int argc, char **argv);
 int fx_cmd_count_dispatches(int argc, char **argv);
+int fx_cmd_process(int argc, char **argv);
+int fx_cmd_process_many(int argc, char **argv);
+int fx_cmd_batch(int argc, char **argv);
+int fx_cmd_response(int argc, char **argv);
 
 /* Makes the freshly built plugin visible: scans $GST_FX_PLUGIN_DIR when set, otherwise, when no
  * fx element is registered, the plugin build directory compiled in as FX_PLUGIN_DIR (if it

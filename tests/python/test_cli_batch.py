@@ -1,0 +1,422 @@
+"""Tests of `gst-fx process` and `gst-fx batch` (tools/), run as subprocesses.
+
+Inputs are 16-bit PCM wav files written with numpy and Python's wave module; outputs are F32 (or
+F64) wav files read with scipy.io.wavfile. References: scipy.signal.butter + sosfilt (the chain's
+design, independently), and `process` for each file alone (batch must equal it byte for byte).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import wave
+
+import numpy as np
+import pytest
+import scipy.io.wavfile
+import scipy.signal
+
+from test_tool import gst_fx, gst_fx_path, lines
+
+CHAIN = ("fxbutterworth mode=high-pass cutoff=80 order=4 ! "
+         "fxbutterworth mode=low-pass cutoff=12000 order=8")
+BLOCK = 4096  # frames per fxchain buffer in process and batch (tools/media.h)
+
+# (name, channels, frames, rate): lengths around and across the block size, 1-3 channels
+FILES = [
+    ("a.wav", 2, 30000, 48000),
+    ("b.wav", 1, 12345, 48000),
+    ("c.wav", 3, 50001, 48000),
+    ("d.wav", 2, 100, 48000),
+    ("e.wav", 1, 3 * BLOCK, 48000),
+]
+
+
+def write_wav(path, x, rate):
+    """x: frames x channels float in [-1, 1) -> 16-bit PCM wav."""
+    pcm = np.clip(np.round(x * 32767.0), -32768, 32767).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(x.shape[1])
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return pcm.astype(np.float64) / 32768.0  # what a decoder gives back
+
+
+def make_inputs(d, files=FILES, seed=7):
+    rng = np.random.default_rng(seed)
+    decoded = {}
+    for name, ch, n, rate in files:
+        x = 0.25 * rng.standard_normal((n, ch))
+        decoded[name] = write_wav(os.path.join(d, name), x, rate)
+    return decoded
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    decoded = make_inputs(str(d))
+    return d, decoded
+
+
+def paths(d, names):
+    return [str(d / n) for n in names]
+
+
+def summary(stdout):
+    m = re.search(r"(\d+) of (\d+) files written, (\d+) failed; (\d+) group\(s\) at (\d+) Hz, "
+                  r"(\d+) blocks of up to (\d+) frames, (\d+) dispatches", stdout)
+    assert m, stdout
+    keys = ("written", "selected", "failed", "groups", "rate", "blocks", "block", "dispatches")
+    return dict(zip(keys, map(int, m.groups())))
+
+
+def reference(x, rate):
+    """The chain with scipy: butter designs and sosfilt in double precision."""
+    hp = scipy.signal.butter(4, 80, "highpass", fs=rate, output="sos")
+    lp = scipy.signal.butter(8, 12000, "lowpass", fs=rate, output="sos")
+    return scipy.signal.sosfilt(np.vstack([hp, lp]), x, axis=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# batch == process, and both == scipy
+
+
+@pytest.mark.parametrize("extra", [(), ("--precision", "single"), ("--format", "F64LE")])
+def test_batch_equals_process_bit_for_bit(inputs, tmp_path, extra):
+    d, decoded = inputs
+    names = [f[0] for f in FILES]
+    out_b = tmp_path / "batch"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *extra, *paths(d, names))
+    assert r.returncode == 0, r.stderr
+    s = summary(r.stdout)
+    assert s["written"] == len(names) and s["failed"] == 0 and s["groups"] == 1, s
+    # one dispatch per block for all files together: blocks = ceil(longest / 4096)
+    longest = max(f[2] for f in FILES)
+    assert s["blocks"] == -(-longest // BLOCK), s
+    assert s["dispatches"] == s["blocks"], s
+
+    out_p = tmp_path / "process"
+    out_p.mkdir()
+    for name in names:
+        rp = gst_fx("process", "--chain", CHAIN, *extra, str(d / name), str(out_p / name))
+        assert rp.returncode == 0, rp.stderr
+        assert rp.stdout == "", "no progress bar when stdout is not a terminal"
+    for name, ch, n, rate in FILES:
+        a = (out_b / name).read_bytes()
+        b = (out_p / name).read_bytes()
+        assert a == b, "%s: batch output differs from process (%s)" % (name, extra)
+        sr, y = scipy.io.wavfile.read(str(out_b / name))
+        y = y.reshape(n, ch) if y.ndim == 1 else y
+        assert sr == rate and y.shape == (n, ch), (name, sr, y.shape)
+        assert y.dtype == (np.float64 if "F64LE" in extra else np.float32)
+        ref = reference(decoded[name], rate)
+        err = np.max(np.abs(y - ref)) / np.max(np.abs(ref))
+        tol = 1e-5 if y.dtype == np.float32 else 1e-10
+        if "single" in extra:
+            tol = 1e-3  # float32 arithmetic on an 8th-order low-pass (DESIGN §4: ~54 dB)
+        assert err < tol, (name, extra, err)
+
+
+def test_batch_memory_groups_and_padding(inputs, tmp_path):
+    """With a budget of 1 MiB the files run in several groups; outputs still equal `process`."""
+    d, _ = inputs
+    big = [("big1.wav", 2, 70000, 48000), ("big2.wav", 2, 70000, 48000),
+           ("big3.wav", 1, 20000, 48000)]
+    make_inputs(str(d), big, seed=3)
+    names = [f[0] for f in FILES + big]
+    out_b = tmp_path / "batch"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), "--memory", "1", *paths(d, names))
+    assert r.returncode == 0, r.stderr
+    s = summary(r.stdout)
+    assert s["groups"] >= 2, s
+    assert s["dispatches"] == s["blocks"], s
+    # more worker threads than files in flight: same groups, same bytes
+    out_j = tmp_path / "batch-j"
+    rj = gst_fx("batch", "--chain", CHAIN, "-o", str(out_j), "--memory", "1", "--jobs", "5",
+                *paths(d, names))
+    assert rj.returncode == 0, rj.stderr
+    assert summary(rj.stdout) == s
+    for name in names:
+        assert (out_j / name).read_bytes() == (out_b / name).read_bytes(), name
+    out_p = tmp_path / "process"
+    out_p.mkdir()
+    for name in names:
+        rp = gst_fx("process", "--chain", CHAIN, str(d / name), str(out_p / name))
+        assert rp.returncode == 0, rp.stderr
+        assert (out_b / name).read_bytes() == (out_p / name).read_bytes(), name
+
+
+def test_batch_resamples_with_rate_and_refuses_without(inputs, tmp_path):
+    d, _ = inputs
+    make_inputs(str(d), [("r44.wav", 2, 5000, 44100)], seed=5)
+    files = paths(d, ["a.wav", "b.wav", "r44.wav"])
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o1"), *files)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = lines(r.stderr)
+    assert len(err) == 1, r.stderr
+    assert "r44.wav" in err[0] and "44100" in err[0], err
+    assert sorted(os.listdir(tmp_path / "o1")) == ["a.wav", "b.wav"]
+
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o2"), "--rate", "32000", *files)
+    assert r.returncode == 0, r.stderr
+    for name in ("a.wav", "b.wav", "r44.wav"):
+        sr, _ = scipy.io.wavfile.read(str(tmp_path / "o2" / name))
+        assert sr == 32000, name
+        rp = gst_fx("process", "--chain", CHAIN, "--rate", "32000", str(d / name),
+                    str(tmp_path / ("p-" + name)))
+        assert rp.returncode == 0, rp.stderr
+        assert (tmp_path / "o2" / name).read_bytes() == (tmp_path / ("p-" + name)).read_bytes()
+
+
+def test_batch_corrupt_and_missing_files_among_good_ones(inputs, tmp_path):
+    d, _ = inputs
+    (d / "corrupt.wav").write_bytes(b"RIFF\x10\x00\x00\x00WAVEfmt " + os.urandom(3000))
+    (d / "text.wav").write_text("this is not audio\n" * 100)
+    files = paths(d, ["a.wav", "corrupt.wav", "b.wav", "text.wav", "missing.wav"])
+    out = tmp_path / "out"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out), *files)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = lines(r.stderr)
+    assert len(err) == 3, r.stderr
+    for bad, line in zip(("corrupt.wav", "missing.wav", "text.wav"), sorted(err)):
+        assert line.startswith("gst-fx: ") and bad in line, (bad, line)
+    s = summary(r.stdout)
+    assert s["written"] == 2 and s["failed"] == 3, s
+    for name in ("a.wav", "b.wav"):
+        rp = gst_fx("process", "--chain", CHAIN, str(d / name), str(tmp_path / name))
+        assert rp.returncode == 0
+        assert (out / name).read_bytes() == (tmp_path / name).read_bytes()
+    assert sorted(os.listdir(out)) == ["a.wav", "b.wav"]
+
+
+def test_shards_cover_every_file_exactly_once(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    files = [("f%02d.wav" % i, 1 + i % 2, 500 + 37 * i, 48000) for i in range(11)]
+    make_inputs(str(d), files)
+    names = [f[0] for f in files]
+    rng = np.random.default_rng(0)
+    shuffled = list(rng.permutation(names))  # the order of the arguments must not matter
+    for n in (1, 3, 4):
+        seen = []
+        for k in range(1, n + 1):
+            out = tmp_path / ("s%d-%d" % (k, n))
+            r = gst_fx("batch", "--chain", CHAIN, "-o", str(out), "--shard", "%d/%d" % (k, n),
+                       *paths(d, shuffled))
+            assert r.returncode == 0, r.stderr
+            got = sorted(os.listdir(out))
+            # deterministic: the same shard of the same list again gives the same files
+            expect = sorted(names)[k - 1::n]
+            assert got == expect, (k, n, got)
+            seen += got
+        assert sorted(seen) == sorted(names), n
+    # the same shards from a list file (some names there, some on the command line) and stdin
+    listing = tmp_path / "list.txt"
+    listing.write_text("".join(str(d / n) + "\r\n" for n in shuffled[:6]) + "\n")
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "l"), "--shard", "2/4",
+               "--files-from", str(listing), *paths(d, shuffled[6:]))
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "l")) == sorted(names)[1::4]
+    r = subprocess.run([gst_fx_path(), "batch", "--chain", CHAIN, "-o", str(tmp_path / "i"),
+                        "--files-from", "-"], input="\n".join(paths(d, names)), text=True,
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path / "i")) == sorted(names)
+
+
+def test_batch_refuses_channel_coupled_stage(inputs, tmp_path):
+    d, _ = inputs
+    r = gst_fx("batch", "--chain", "fxbiquad ! audioconvert", "-o", str(tmp_path / "o"),
+               str(d / "a.wav"))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = lines(r.stderr)
+    assert len(err) == 1 and "audioconvert" in err[0] and "per-channel" in err[0], err
+    assert not (tmp_path / "o" / "a.wav").exists()
+    # per-channel stages other than IIR ones are fine
+    r = gst_fx("batch", "--chain", "fxgain gain=-3 ! fxbiquad ! volume volume=0.5",
+               "-o", str(tmp_path / "o"), str(d / "a.wav"))
+    assert r.returncode == 0, r.stderr
+
+
+def test_batch_output_collision_and_ext(inputs, tmp_path):
+    d, _ = inputs
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(d / "a.wav", other / "a.wav")
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o"), str(d / "a.wav"),
+               str(other / "a.wav"))
+    assert r.returncode == 2 and "Usage" in r.stderr, r.stderr
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o"), "--ext", "flac",
+               str(d / "a.wav"), str(d / "b.wav"))
+    assert r.returncode == 0, r.stderr
+    for name in ("a.flac", "b.flac"):
+        assert (tmp_path / "o" / name).read_bytes()[:4] == b"fLaC"
+
+
+def test_process_encodes_by_extension(inputs, tmp_path):
+    d, decoded = inputs
+    for ext, magic in (("flac", b"fLaC"), ("ogg", b"OggS"), ("wav", b"RIFF")):
+        out = tmp_path / ("a." + ext)
+        r = gst_fx("process", "--chain", CHAIN, str(d / "a.wav"), str(out))
+        assert r.returncode == 0, r.stderr
+        assert out.read_bytes()[:4] == magic, ext
+    # the flac output decodes to the wav output within 24-bit (or 16-bit) quantisation
+    flac_as_wav = tmp_path / "flac.wav"
+    r = subprocess.run(["gst-launch-1.0", "-q", "filesrc", "location=%s" % (tmp_path / "a.flac"),
+                        "!", "decodebin", "!", "audioconvert", "!",
+                        "audio/x-raw,format=F32LE", "!", "wavenc", "!", "filesink",
+                        "location=%s" % flac_as_wav], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    _, yf = scipy.io.wavfile.read(str(flac_as_wav))
+    _, yw = scipy.io.wavfile.read(str(tmp_path / "a.wav"))
+    assert yf.shape == yw.shape
+    assert np.max(np.abs(yf - yw)) < 2.0 / 32768
+
+
+def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
+    import pty
+    d, _ = inputs
+    master, slave = pty.openpty()
+    p = subprocess.Popen([gst_fx_path(), "process", "--chain", CHAIN, str(d / "c.wav"),
+                          str(tmp_path / "c.wav")], stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=60)
+    os.close(master)
+    assert p.returncode == 0, p.stderr.read()
+    text = out.decode(errors="replace")
+    assert "100%" in text and "elapsed" in text and "left" in text, text
+    # --quiet: nothing even on a terminal
+    master, slave = pty.openpty()
+    p = subprocess.Popen([gst_fx_path(), "process", "-q", "--chain", CHAIN, str(d / "c.wav"),
+                          str(tmp_path / "c2.wav")], stdout=slave)
+    os.close(slave)
+    p.wait(timeout=60)
+    try:
+        rest = os.read(master, 4096)
+    except OSError:
+        rest = b""
+    os.close(master)
+    assert rest == b"", rest
+
+
+# ------------------------------------------------------------------------------------------------
+# errors, usage, help
+
+PROCESS_OPTIONS = ("--chain", "--device", "--precision", "--format", "--rate", "--quiet",
+                   "--help")
+BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--files-from", "--rate", "--memory", "--jobs", "--ext",
+                 "--device", "--precision", "--format", "--quiet", "--help")
+
+
+@pytest.mark.parametrize("command,options", [("process", PROCESS_OPTIONS),
+                                             ("batch", BATCH_OPTIONS)])
+def test_help_mentions_every_option(command, options):
+    r = gst_fx(command, "--help")
+    assert r.returncode == 0, r.stderr
+    for opt in options:
+        assert opt in r.stdout, (command, opt)
+    top = gst_fx("--help")
+    assert command in top.stdout
+    for opt in options:
+        if opt != "--help" and opt != "--output-dir":
+            assert opt in top.stdout, (command, opt)
+
+
+@pytest.mark.parametrize("args", [
+    ("process",),
+    ("process", "--chain", CHAIN),
+    ("process", "--chain", CHAIN, "in.wav"),
+    ("process", "--chain", CHAIN, "in.wav", "out.wav", "extra.wav"),
+    ("process", "in.wav", "out.wav"),  # no --chain
+    ("process", "--chain", CHAIN, "in.wav", "out.mp3"),  # no encoder
+    ("process", "--chain", CHAIN, "in.wav", "./in.wav"),  # would overwrite its input
+    ("process", "--chain", CHAIN, "--device", "tpu", "in.wav", "out.wav"),
+    ("process", "--chain", CHAIN, "--precision", "half", "in.wav", "out.wav"),
+    ("process", "--chain", CHAIN, "--format", "S16LE", "in.wav", "out.wav"),
+    ("process", "--chain", CHAIN, "--rate", "-5", "in.wav", "out.wav"),
+    ("process", "--chain", CHAIN, "--bogus", "in.wav", "out.wav"),
+    ("batch", "--chain", CHAIN, "in.wav"),  # no -o
+    ("batch", "--chain", CHAIN, "-o", "dir"),  # no files
+    ("batch", "-o", "dir", "in.wav"),  # no --chain
+    ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "0/3", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "4/3", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "1", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "a/b", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--memory", "0", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--jobs", "-1", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--ext", "mp3", "in.wav"),
+])
+def test_bad_arguments_exit_2_with_usage(args):
+    r = gst_fx(*args)
+    assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
+    assert "Usage" in r.stderr, r.stderr
+    assert r.stdout == ""
+
+
+def test_process_errors_are_one_line(inputs, tmp_path):
+    d, _ = inputs
+    cases = [
+        (("process", "--chain", CHAIN, str(tmp_path / "missing.wav"), str(tmp_path / "o.wav")),
+         "missing.wav"),
+        (("process", "--chain", CHAIN, str(d / "a.wav"), str(tmp_path / "no" / "dir" / "o.wav")),
+         "o.wav"),
+        (("process", "--chain", "fxbiquad ! nosuchelement", str(d / "a.wav"),
+          str(tmp_path / "o.wav")), "nosuchelement"),
+        (("process", "--chain", "fxbiquad frequency=30000", str(d / "a.wav"),
+          str(tmp_path / "o.wav")), "frequency"),
+    ]
+    (tmp_path / "bad.wav").write_bytes(b"RIFF" + os.urandom(2000))
+    cases.append((("process", "--chain", CHAIN, str(tmp_path / "bad.wav"),
+                   str(tmp_path / "o.wav")), "bad.wav"))
+    for args, needle in cases:
+        r = gst_fx(*args)
+        assert r.returncode == 1, (args, r.stdout, r.stderr)
+        err = lines(r.stderr)
+        assert len(err) == 1, (args, r.stderr)
+        assert err[0].startswith("gst-fx: ") and needle in err[0], (args, err)
+        assert "Usage" not in r.stderr
+
+
+def test_batch_unwritable_output_dir(inputs, tmp_path):
+    d, _ = inputs
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(blocker / "sub"), str(d / "a.wav"))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = lines(r.stderr)
+    assert len(err) == 1 and str(blocker) in err[0], err
+
+
+def test_file_with_nan_does_not_touch_the_others(inputs, tmp_path):
+    """The cascade resets all channels' state on NaN/Inf; batch runs such a file on its own, so
+    every output still equals `process` for that file alone."""
+    d, _ = inputs
+    rng = np.random.default_rng(11)
+    x = (0.2 * rng.standard_normal((20000, 2))).astype(np.float32)
+    x[7000, 1] = np.nan
+    scipy.io.wavfile.write(str(d / "nan.wav"), 48000, x)
+    names = ["a.wav", "b.wav", "nan.wav", "c.wav"]
+    out_b = tmp_path / "batch"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *paths(d, names))
+    assert r.returncode == 0, r.stderr
+    s = summary(r.stdout)
+    assert s["groups"] == 2, s
+    for name in names:
+        rp = gst_fx("process", "--chain", CHAIN, str(d / name), str(tmp_path / name))
+        assert rp.returncode == 0, rp.stderr
+        assert (out_b / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    _, y = scipy.io.wavfile.read(str(out_b / "nan.wav"))
+    # the state is reset after the block that carried the NaN (frames 4096..8191)
+    assert np.all(np.isfinite(y[2 * BLOCK:])), "the state was reset after the NaN"
+    assert np.all(np.isfinite(y[:7000]))

@@ -1,0 +1,872 @@
+/* gst-fx batch — many files through one fused plan, stacked on the channel axis.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
+ * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder pipeline
+ * (media.h), into memory, in groups bounded by --memory. The channels of all files of a group are
+ * stacked into one interleaved stream (channels = the sum of the files' channels, channel-mask 0),
+ * which runs through ONE pipeline
+ *
+ *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
+ *
+ * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
+ * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
+ * file shorter than the group's longest is padded with zeros after its end and its output cut to
+ * its length: the stages are causal, so this is exact. Outputs go to DIR/<input's name>, encoded
+ * by the input's extension (or --ext), on the worker threads, each reusing one encoder pipeline
+ * per extension and caps.
+ *
+ * Why the output equals `gst-fx process` bit for bit: the same decoder, the same block length
+ * (media.h: FX_BLOCK_FRAMES), and per-channel stages whose arithmetic per channel does not depend
+ * on the number of channels. Stages that mix channels would not give that, so the chain may only
+ * hold per-channel stages (see stage_is_per_channel()).
+ *
+ * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
+ * state when non-finite values reach it, which would otherwise change the other files' outputs.
+ *
+ * Sample rates: with --rate R every file is resampled to R; without it the batch runs at the rate
+ * of the first file that decodes, and a file at another rate is refused with a message (exit
+ * status 1). A file that cannot be decoded or written is reported (one line) and the others are
+ * still processed (exit status 1). */
+#include "media.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_MEMORY_MIB 1024
+
+enum { TASK_DECODE, TASK_ENCODE };
+
+typedef struct {
+  const char *path; /* borrowed from argv */
+  gchar *out;
+  const char *skip; /* why the file is not even decoded (static text), or NULL */
+  GstCaps *caps;
+  gint channels, rate;
+  gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
+  gsize frames, bytes, alloc;
+  guint8 *data;
+  /* a task on a worker thread: set by the worker, read after `done` (Workers.lock) */
+  int task;
+  gboolean done;
+  GError *error;
+  GPtrArray *warnings;
+} BatchFile;
+
+typedef struct {
+  FxMediaOptions opts;
+  const char *ext; /* --ext or NULL */
+  const char *outdir;
+  gint rate; /* the batch's rate (opts.rate or the first file's) */
+  gint bps;  /* bytes per sample */
+  FxFeeder *engine;
+  guint64 blocks, dispatches;
+  guint groups, written, failed;
+  gchar *backend;
+  GPtrArray *warnings;
+  FxProgress progress;
+  guint total, processed;
+} Batch;
+
+static void batch_file_free_data(BatchFile *f)
+{
+  g_clear_pointer(&f->data, g_free);
+  gst_clear_caps(&f->caps);
+  f->bytes = f->alloc = f->frames = 0;
+}
+
+static void fail_file(Batch *b, const char *path, const char *message)
+{
+  fx_progress_done(&b->progress);
+  fx_media_report(path, message);
+  b->failed++;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Which stages may run on stacked channels                                                  */
+
+/* The rule: a stage may run on stacked files when it processes every channel on its own with
+ * causal arithmetic that does not depend on the number of channels. That holds for every IIR
+ * element (a GstFxIir subclass: one SOS cascade per channel), for `fxgain` (a per-sample gain)
+ * and for GStreamer's `volume`; it is unknown (so refused) for anything else, e.g. a channel-
+ * coupled `fxnormalize per-channel=false`, a stereo `fxdelay ping-pong=true`, a `fxreverb`, or
+ * `audioconvert` (which may remix channels). */
+static gboolean stage_is_per_channel(GstElement *e)
+{
+  GstElementFactory *factory = gst_element_get_factory(e);
+  GType iir = g_type_from_name("GstFxIir");
+  const char *name;
+
+  if (iir != 0 && g_type_is_a(G_OBJECT_TYPE(e), iir))
+    return TRUE;
+  if (factory == NULL)
+    return FALSE; /* unknown (fxchain's internal fused stages are GstFxIir subclasses) */
+  name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));
+  return g_strcmp0(name, "fxgain") == 0 || g_strcmp0(name, "volume") == 0;
+}
+
+/* Wires the fxchain (NULL → READY) and refuses channel-coupled stages. */
+static gboolean check_chain(Batch *b, GError **error)
+{
+  GstElement *pipeline = fx_feeder_pipeline(b->engine);
+  GstElement *chain = fx_feeder_get(b->engine, "fx");
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+  gboolean ok = TRUE;
+
+  if (gst_element_set_state(pipeline, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
+    if (!fx_feeder_failed(b->engine, error))
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+                          "the chain could not be set up");
+    fx_feeder_stop(b->engine);
+    return FALSE;
+  }
+  it = gst_bin_iterate_elements(GST_BIN(chain));
+  while (ok && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object(&item);
+    if (!stage_is_per_channel(e)) {
+      GstElementFactory *factory = gst_element_get_factory(e);
+      gchar *name = gst_element_get_name(e);
+      g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
+                  "stage \"%s\" (%s) is not a per-channel stage: batch stacks the files on the "
+                  "channel axis, so it only runs IIR elements, fxgain and volume (use gst-fx "
+                  "process for each file)",
+                  name,
+                  factory != NULL ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory))
+                                  : G_OBJECT_TYPE_NAME(e));
+      g_free(name);
+      ok = FALSE;
+    }
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  fx_feeder_stop(b->engine);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Decoding                                                                                  */
+
+/* Decodes a file into memory (on a worker thread). */
+static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error)
+{
+  GstCaps *caps;
+  GstAudioInfo info;
+  GstBuffer *buf;
+  GError *err = NULL;
+  gint64 duration;
+
+  if (!fx_decoder_start(dec, f->path, &caps, error))
+    return FALSE;
+  if (!gst_audio_info_from_caps(&info, caps)) {
+    g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "cannot decode: unexpected caps");
+    fx_decoder_stop(dec);
+    return FALSE;
+  }
+  f->caps = gst_caps_ref(caps);
+  f->channels = GST_AUDIO_INFO_CHANNELS(&info);
+  f->rate = GST_AUDIO_INFO_RATE(&info);
+  /* room for the announced duration (plus a little), grown by doubling past it */
+  duration = fx_decoder_duration(dec);
+  if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
+    f->alloc = (gst_util_uint64_scale_int_ceil(duration, f->rate, GST_SECOND) + 1024) *
+               GST_AUDIO_INFO_BPF(&info);
+  f->data = f->alloc > 0 ? g_malloc(f->alloc) : NULL;
+  while ((buf = fx_decoder_pull(dec, &err)) != NULL) {
+    gsize n = gst_buffer_get_size(buf);
+    if (f->bytes + n > f->alloc) {
+      f->alloc = MAX(f->alloc * 2, f->bytes + n);
+      f->data = g_realloc(f->data, f->alloc);
+    }
+    gst_buffer_extract(buf, 0, f->data + f->bytes, n);
+    f->bytes += n;
+    gst_buffer_unref(buf);
+  }
+  fx_decoder_stop(dec);
+  if (err != NULL) {
+    g_propagate_error(error, err);
+    batch_file_free_data(f);
+    return FALSE;
+  }
+  f->frames = f->bytes / ((gsize) f->channels * bps);
+  /* The cascade resets the state of every channel when non-finite values reach it (DESIGN §3),
+   * which would change the other files of a stacked group: such a file runs alone. */
+  gsize n = f->frames * f->channels;
+  for (gsize i = 0; i < n && !f->nonfinite; i++)
+    f->nonfinite = bps == 4 ? !isfinite(((const float *) f->data)[i])
+                            : !isfinite(((const double *) f->data)[i]);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The stacked run                                                                           */
+
+/* Copies frames [off, off+n) of every file into the interleaved block of `stride` channels
+ * (zeros past a file's end), or back from it. In tiles of STACK_TILE frames, file by file: a
+ * tile of the block stays in cache while every file's frames are copied in order (a plain
+ * file-major walk would touch a new cache line of the block for every sample). */
+#define STACK_TILE 8
+#define DEFINE_STACK(name, T, to_block)                                                            \
+  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride)                    \
+  {                                                                                                \
+    for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
+      gsize tn = MIN(n - t0, STACK_TILE);                                                          \
+      T *col = block + t0 * (gsize) stride;                                                        \
+      for (guint i = 0; i < group->len; i++) {                                                     \
+        const BatchFile *f = g_ptr_array_index(group, i);                                          \
+        const gint ch = f->channels;                                                               \
+        gsize first = off + t0, valid = first < f->frames ? MIN(tn, f->frames - first) : 0;        \
+        T *sp = (T *) f->data + first * (gsize) ch, *bp = col;                                     \
+        if (ch == 2) {                                                                             \
+          for (gsize t = 0; t < valid; t++, bp += stride, sp += 2) {                               \
+            if (to_block) {                                                                        \
+              bp[0] = sp[0];                                                                       \
+              bp[1] = sp[1];                                                                       \
+            } else {                                                                               \
+              sp[0] = bp[0];                                                                       \
+              sp[1] = bp[1];                                                                       \
+            }                                                                                      \
+          }                                                                                        \
+        } else {                                                                                   \
+          for (gsize t = 0; t < valid; t++, bp += stride, sp += ch)                                \
+            for (gint c = 0; c < ch; c++) {                                                        \
+              if (to_block)                                                                        \
+                bp[c] = sp[c];                                                                     \
+              else                                                                                 \
+                sp[c] = bp[c];                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        if (to_block)                                                                              \
+          for (gsize t = valid; t < tn; t++, bp += stride)                                         \
+            for (gint c = 0; c < ch; c++)                                                          \
+              bp[c] = 0;                                                                           \
+        col += ch;                                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+DEFINE_STACK(stack_in_f32, float, TRUE)
+DEFINE_STACK(stack_out_f32, float, FALSE)
+DEFINE_STACK(stack_in_f64, double, TRUE)
+DEFINE_STACK(stack_out_f64, double, FALSE)
+
+static void stack_block(const Batch *b, GPtrArray *group, guint8 *block, gsize off, gsize n,
+                        gint total_channels, gboolean to_block)
+{
+  if (b->bps == 4)
+    (to_block ? stack_in_f32 : stack_out_f32)(group, (float *) block, off, n, total_channels);
+  else
+    (to_block ? stack_in_f64 : stack_out_f64)(group, (double *) block, off, n, total_channels);
+}
+
+/* A block in `mem` (one allocation reused for every block of a group: the fxchain filters in
+ * place, and the buffer is gone before the next block is stacked). */
+static GstBuffer *make_block(const Batch *b, GPtrArray *group, guint8 *mem, gsize off, gsize n,
+                             gint channels)
+{
+  gsize size = n * channels * b->bps;
+  GstBuffer *buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+
+  stack_block(b, group, mem, off, n, channels, TRUE);
+  fx_media_stamp(buf, off, n, b->rate);
+  return buf;
+}
+
+/* Pulls one processed block and scatters it back into the files. */
+static gboolean pull_block(Batch *b, GPtrArray *group, gsize off, gsize n, gint channels,
+                           GError **error)
+{
+  GstElement *sink = fx_feeder_get(b->engine, "sink");
+  GstSample *sample = NULL;
+  GstMapInfo map;
+  GstBuffer *buf;
+
+  /* The push ran the block through the chain in this thread, so it is normally there already. */
+  sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), GST_SECOND);
+  if (sample == NULL) {
+    if (!fx_feeder_failed(b->engine, error))
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+                          "the chain did not return the block");
+    return FALSE;
+  }
+  buf = gst_sample_get_buffer(sample);
+  if (gst_buffer_get_size(buf) != n * channels * b->bps) {
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+                "the chain returned %" G_GSIZE_FORMAT " bytes for a block of %" G_GSIZE_FORMAT,
+                gst_buffer_get_size(buf), n * channels * b->bps);
+    gst_sample_unref(sample);
+    return FALSE;
+  }
+  gst_buffer_map(buf, &map, GST_MAP_READ);
+  stack_block(b, group, map.data, off, n, channels, FALSE);
+  gst_buffer_unmap(buf, &map);
+  gst_sample_unref(sample);
+  return TRUE;
+}
+
+static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
+{
+  gint channels = 0;
+  gsize length = 0, nblocks;
+  GstCaps *caps;
+  guint64 dispatches = 0;
+  gchar *backend = NULL;
+  guint8 *mem = NULL;
+
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    channels += f->channels;
+    length = MAX(length, f->frames);
+  }
+  if (length == 0)
+    return TRUE;
+  caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, b->opts.format, "layout",
+                             G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, b->rate, "channels",
+                             G_TYPE_INT, channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
+                             NULL);
+  if (!fx_feeder_start(b->engine, caps, error)) {
+    gst_caps_unref(caps);
+    return FALSE;
+  }
+  gst_caps_unref(caps);
+  nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
+  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
+  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
+  for (gsize k = 0; k < nblocks; k++) {
+    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
+    if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
+        !pull_block(b, group, off, n, channels, error))
+      goto fail;
+  }
+  if (!fx_feeder_finish(b->engine, &b->warnings, error))
+    goto fail;
+  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend != NULL && b->backend == NULL)
+    b->backend = g_steal_pointer(&backend);
+  g_free(backend);
+  b->dispatches += dispatches;
+  b->blocks += nblocks;
+  b->groups++;
+  fx_feeder_stop(b->engine);
+  g_free(mem);
+  return TRUE;
+
+fail:
+  fx_feeder_stop(b->engine);
+  g_free(mem);
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Encoding                                                                                  */
+
+/* Encodes a file (on a worker thread) with an encoder from `cache` (encoder tail and caps ->
+ * FxFeeder; one cache per worker). */
+static gboolean write_file(const Batch *b, GHashTable *cache, BatchFile *f, GError **error)
+{
+  gchar *tail = fx_media_encoder_tail(f->out, b->opts.format);
+  gchar *key = g_strdup_printf("%s | %" GST_PTR_FORMAT, tail, f->caps);
+  FxFeeder *enc = g_hash_table_lookup(cache, key);
+  GstBuffer *buf;
+  gboolean ok;
+
+  /* Encoders keep the caps of their first stream (wavenc refuses others after going through
+   * NULL), so a pipeline is reused only for files of the same caps. */
+  if (enc == NULL) {
+    gchar *desc = g_strdup_printf("%s ! filesink name=out", tail);
+    enc = fx_feeder_new(desc, error);
+    g_free(desc);
+    if (enc == NULL) {
+      g_free(tail);
+      g_free(key);
+      return FALSE;
+    }
+    g_hash_table_insert(cache, g_strdup(key), enc);
+  }
+  g_free(tail);
+  g_free(key);
+  g_object_set(fx_feeder_get(enc, "out"), "location", f->out, NULL);
+  if (!fx_feeder_start(enc, f->caps, error))
+    return FALSE;
+  if (f->bytes > 0) {
+    buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, f->data, f->alloc, 0, f->bytes,
+                                      NULL, NULL);
+    fx_media_stamp(buf, 0, f->frames, b->rate);
+    if (!fx_feeder_push(enc, buf, error)) {
+      fx_feeder_stop(enc);
+      return FALSE;
+    }
+  }
+  ok = fx_feeder_finish(enc, &f->warnings, error);
+  fx_feeder_stop(enc);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Worker threads: decoding and encoding are per file, so they run on --jobs threads (each with
+ * its own reused decoder and encoder pipelines); the stacked run is one stream on the main thread.
+ * Results are consumed in file order, so messages, groups and the batch rate do not depend on
+ * the threads' timing. */
+
+typedef struct {
+  const Batch *b;
+  GThreadPool *pool;
+  GAsyncQueue *decoders; /* idle FxDecoder */
+  GAsyncQueue *encoders; /* idle encoder caches (GHashTable) */
+  GMutex lock;
+  GCond cond;
+} Workers;
+
+static void worker(gpointer data, gpointer user_data)
+{
+  BatchFile *f = data;
+  Workers *w = user_data;
+  GError *err = NULL;
+
+  if (f->task == TASK_DECODE) {
+    FxDecoder *dec = g_async_queue_try_pop(w->decoders);
+    if (dec == NULL)
+      dec = fx_decoder_new(&w->b->opts, &err);
+    if (dec != NULL) {
+      read_file(w->b->bps, dec, f, &err);
+      g_async_queue_push(w->decoders, dec);
+    }
+  } else {
+    GHashTable *cache = g_async_queue_try_pop(w->encoders);
+    if (cache == NULL)
+      cache =
+          g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
+    write_file(w->b, cache, f, &err);
+    g_async_queue_push(w->encoders, cache);
+  }
+  g_mutex_lock(&w->lock);
+  f->error = err;
+  f->done = TRUE;
+  g_cond_broadcast(&w->cond);
+  g_mutex_unlock(&w->lock);
+}
+
+static void submit(Workers *w, BatchFile *f, int task)
+{
+  f->task = task;
+  f->done = FALSE;
+  g_thread_pool_push(w->pool, f, NULL);
+}
+
+static void wait_done(Workers *w, BatchFile *f)
+{
+  g_mutex_lock(&w->lock);
+  while (!f->done)
+    g_cond_wait(&w->cond, &w->lock);
+  g_mutex_unlock(&w->lock);
+}
+
+static void collect_warnings(Batch *b, BatchFile *f)
+{
+  for (guint i = 0; f->warnings != NULL && i < f->warnings->len; i++) {
+    const char *m = g_ptr_array_index(f->warnings, i);
+    if (b->warnings == NULL)
+      b->warnings = g_ptr_array_new_with_free_func(g_free);
+    if (!g_ptr_array_find_with_equal_func(b->warnings, m, g_str_equal, NULL))
+      g_ptr_array_add(b->warnings, g_strdup(m));
+  }
+  g_clear_pointer(&f->warnings, g_ptr_array_unref);
+}
+
+/* Runs a group and writes its files; frees their data. */
+static void flush_group(Batch *b, Workers *w, GPtrArray *group)
+{
+  GError *error = NULL;
+
+  if (group->len == 0)
+    return;
+  fx_progress_update(&b->progress, (double) b->processed / b->total, "filtering");
+  if (!run_stacked(b, group, &error)) {
+    for (guint i = 0; i < group->len; i++) {
+      fail_file(b, ((BatchFile *) g_ptr_array_index(group, i))->path, error->message);
+      b->processed++;
+    }
+    g_clear_error(&error);
+  } else {
+    for (guint i = 0; i < group->len; i++)
+      submit(w, g_ptr_array_index(group, i), TASK_ENCODE);
+    for (guint i = 0; i < group->len; i++) {
+      BatchFile *f = g_ptr_array_index(group, i);
+      wait_done(w, f);
+      fx_progress_update(&b->progress, (double) b->processed / b->total, f->path);
+      collect_warnings(b, f);
+      if (f->error != NULL) {
+        gchar *msg = g_strdup_printf("cannot write %s: %s", f->out, f->error->message);
+        fail_file(b, f->path, msg);
+        g_free(msg);
+        g_clear_error(&f->error);
+      } else {
+        b->written++;
+      }
+      b->processed++;
+      batch_file_free_data(f);
+    }
+  }
+  for (guint i = 0; i < group->len; i++)
+    batch_file_free_data(g_ptr_array_index(group, i));
+  g_ptr_array_set_size(group, 0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static gint compare_paths(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static gboolean parse_shard(const char *text, guint *k, guint *n)
+{
+  gchar *end = NULL;
+  guint64 kk, nn;
+
+  if (text == NULL || !g_ascii_isdigit(*text))
+    return FALSE;
+  kk = g_ascii_strtoull(text, &end, 10);
+  if (*end != '/' || !g_ascii_isdigit(end[1]))
+    return FALSE;
+  nn = g_ascii_strtoull(end + 1, &end, 10);
+  if (*end != '\0' || nn < 1 || nn > G_MAXINT || kk < 1 || kk > nn)
+    return FALSE;
+  *k = (guint) kk;
+  *n = (guint) nn;
+  return TRUE;
+}
+
+/* DIR/<name>, with the extension replaced by `ext` when given. */
+static gchar *output_path(const char *dir, const char *path, const char *ext)
+{
+  gchar *base = g_path_get_basename(path), *out;
+
+  if (ext != NULL) {
+    char *dot = strrchr(base, '.');
+    if (dot != NULL && dot != base)
+      *dot = '\0';
+    gchar *named = g_strdup_printf("%s.%s", base, ext[0] == '.' ? ext + 1 : ext);
+    g_free(base);
+    base = named;
+  }
+  out = g_build_filename(dir, base, NULL);
+  g_free(base);
+  return out;
+}
+
+int fx_cmd_batch(int argc, char **argv)
+{
+  gchar *chain = NULL, *device = NULL, *precision = NULL, *format = NULL, *outdir = NULL;
+  gchar *shard = NULL, *ext = NULL, *files_from = NULL, *listed = NULL;
+  gchar **listed_lines = NULL;
+  gchar **files = NULL;
+  gint rate = 0, memory = DEFAULT_MEMORY_MIB, jobs = 0;
+  gboolean quiet = FALSE;
+  const GOptionEntry entries[] = {
+      {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
+       "The chain in gst-launch syntax, as fxchain's `chain` (required; per-channel stages "
+       "only)",
+       "DESC"},
+      {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &outdir,
+       "Directory for the outputs, created if missing (required)", "DIR"},
+      {"shard", 's', 0, G_OPTION_ARG_STRING, &shard,
+       "Process only shard K of N: the files whose index i in the sorted list has i % N == K-1",
+       "K/N"},
+      {"files-from", 'l', 0, G_OPTION_ARG_FILENAME, &files_from,
+       "Also read input files from LIST, one path per line (\"-\": standard input), for corpora "
+       "too large for a command line",
+       "LIST"},
+      {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
+       "Resample every file to R Hz (default: the first file's rate; other rates are refused)",
+       "R"},
+      {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
+       "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "
+       "most this size (plus up to 2 files per job decoded ahead; a larger file is a group of "
+       "its own)",
+       "MIB"},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+       "Threads that decode and encode files (default: the number of processors); the "
+       "filtering is one stream",
+       "N"},
+      {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
+       "Write the outputs with this extension (wav, flac or ogg) instead of the input's", "EXT"},
+      {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
+       "Where the cascades run: auto (default), cpu or cuda", "D"},
+      {"precision", 'p', 0, G_OPTION_ARG_STRING, &precision,
+       "Arithmetic for F32 streams: auto (default), single or double", "P"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+       "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line and no progress bar", NULL},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  GOptionContext *ctx = g_option_context_new("-o DIR FILE...");
+  Batch b = {0};
+  GPtrArray *list = NULL, *group = NULL;
+  GHashTable *outputs = NULL;
+  BatchFile *bf = NULL;
+  Workers workers = {0};
+  GError *error = NULL;
+  guint k = 1, n = 1, nsel = 0;
+  gsize budget, held = 0;
+  int status;
+
+  g_set_prgname("gst-fx batch");
+  g_option_context_set_summary(
+      ctx,
+      "Runs many files through one fused plan: the channels of all files are stacked into one\n"
+      "stream, so each block of frames is one dispatch for all files together (one launch on a\n"
+      "GPU). Writes DIR/<name of FILE> in the input's format (wav, flac, ogg), identical to\n"
+      "`gst-fx process FILE DIR/<name>` with the same options. Prints one summary line (files,\n"
+      "groups, blocks, dispatches). A file that cannot be read, decoded or written is reported\n"
+      "on stderr and the others are processed. Exit status: 0 all files written, 1 some\n"
+      "failed, 2 bad usage.");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!fx_tool_parse_options(ctx, &argc, &argv)) {
+    status = FX_EXIT_USAGE;
+    goto out;
+  }
+  b.opts.chain = chain != NULL ? g_strstrip(chain) : NULL;
+  b.opts.device = device;
+  b.opts.precision = precision;
+  b.opts.rate = rate;
+  status = fx_media_check_options(ctx, &b.opts, format);
+  if (status != FX_EXIT_OK)
+    goto out;
+  if (outdir == NULL || *outdir == '\0') {
+    status = fx_tool_usage_error(ctx, "-o DIR is required");
+    goto out;
+  }
+  if (files_from != NULL) {
+    GError *err = NULL;
+    gboolean ok;
+    if (g_str_equal(files_from, "-")) {
+      GIOChannel *in = g_io_channel_unix_new(0);
+      gsize len = 0;
+      ok = g_io_channel_read_to_end(in, &listed, &len, &err) == G_IO_STATUS_NORMAL;
+      g_io_channel_unref(in);
+    } else {
+      ok = g_file_get_contents(files_from, &listed, NULL, &err);
+    }
+    if (!ok) {
+      fx_media_report(files_from, err != NULL ? err->message : "cannot read");
+      g_clear_error(&err);
+      status = FX_EXIT_FAILURE;
+      goto out;
+    }
+    listed_lines = g_strsplit(listed, "\n", -1);
+  }
+  if ((files == NULL || files[0] == NULL) && listed_lines == NULL) {
+    status = fx_tool_usage_error(ctx, "no input files");
+    goto out;
+  }
+  if (shard != NULL && !parse_shard(shard, &k, &n)) {
+    status = fx_tool_usage_error(ctx, "--shard must be K/N with 1 <= K <= N, not \"%s\"", shard);
+    goto out;
+  }
+  if (jobs < 0 || jobs > 256) {
+    status = fx_tool_usage_error(ctx, "--jobs must be from 1 to 256");
+    goto out;
+  }
+  if (jobs == 0)
+    jobs = (gint) CLAMP(g_get_num_processors(), 1, 64);
+  if (memory < 1) {
+    status = fx_tool_usage_error(ctx, "--memory must be at least 1 MiB");
+    goto out;
+  }
+  if (ext != NULL) {
+    gchar *probe = g_strdup_printf("x.%s", ext[0] == '.' ? ext + 1 : ext);
+    gchar *tail = fx_media_encoder_tail(probe, b.opts.format);
+    g_free(probe);
+    if (tail == NULL) {
+      status =
+          fx_tool_usage_error(ctx, "--ext must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS, ext);
+      goto out;
+    }
+    g_free(tail);
+  }
+
+  /* The shard's files, and their outputs (two inputs must not write the same output). */
+  list = g_ptr_array_new();
+  for (gchar **p = files; p != NULL && *p != NULL; p++)
+    g_ptr_array_add(list, *p);
+  for (gchar **p = listed_lines; p != NULL && *p != NULL; p++) {
+    gsize len = strlen(*p);
+    if (len > 0 && (*p)[len - 1] == '\r') /* CRLF lists */
+      (*p)[len - 1] = '\0';
+    if (**p != '\0')
+      g_ptr_array_add(list, *p);
+  }
+  g_ptr_array_sort(list, compare_paths);
+  outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < list->len; i++) {
+    const char *path = g_ptr_array_index(list, i);
+    gchar *out = output_path(outdir, path, ext);
+    gchar *canon = g_canonicalize_filename(out, NULL);
+    const char *other = g_hash_table_lookup(outputs, canon);
+    g_free(out);
+    if (other != NULL) {
+      status =
+          fx_tool_usage_error(ctx, "%s and %s would both be written to %s", other, path, canon);
+      g_free(canon);
+      goto out;
+    }
+    g_hash_table_insert(outputs, canon, (gpointer) path);
+  }
+
+  if (g_mkdir_with_parents(outdir, 0777) != 0) {
+    fx_media_report(outdir, g_strerror(errno));
+    status = FX_EXIT_FAILURE;
+    goto out;
+  }
+
+  fx_tool_init();
+  fx_progress_init(&b.progress);
+  if (quiet)
+    b.progress.enabled = FALSE;
+  b.outdir = outdir;
+  b.ext = ext;
+  b.rate = rate;
+  b.bps = g_str_equal(b.opts.format, "F64LE") ? 8 : 4;
+  b.engine = fx_feeder_new("fxchain name=fx ! appsink name=sink sync=false", &error);
+  if (b.engine == NULL) {
+    fprintf(stderr, "gst-fx: %s\n", error->message);
+    status = FX_EXIT_FAILURE;
+    goto out;
+  }
+  fx_media_setup_chain(fx_feeder_get(b.engine, "fx"), &b.opts);
+  if (!check_chain(&b, &error)) {
+    fprintf(stderr, "gst-fx: %s\n", error->message);
+    status = FX_EXIT_FAILURE;
+    goto out;
+  }
+  for (guint i = 0; i < list->len; i++)
+    if (i % n == k - 1)
+      nsel++;
+  b.total = MAX(nsel, 1);
+  bf = g_new0(BatchFile, MAX(nsel, 1));
+  group = g_ptr_array_new();
+  budget = (gsize) memory << 20;
+  for (guint i = 0, j = 0; i < list->len; i++) {
+    if (i % n != k - 1)
+      continue;
+    BatchFile *f = &bf[j++];
+    f->path = g_ptr_array_index(list, i);
+    f->out = output_path(outdir, f->path, ext);
+    gchar *tail = fx_media_encoder_tail(f->out, b.opts.format);
+    gchar *cin = g_canonicalize_filename(f->path, NULL);
+    gchar *cout = g_canonicalize_filename(f->out, NULL);
+    if (tail == NULL)
+      f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
+    else if (g_str_equal(cin, cout))
+      f->skip = "the output would overwrite the input (choose another -o DIR)";
+    g_free(tail);
+    g_free(cin);
+    g_free(cout);
+  }
+  workers.b = &b;
+  g_mutex_init(&workers.lock);
+  g_cond_init(&workers.cond);
+  workers.decoders = g_async_queue_new_full((GDestroyNotify) fx_decoder_free);
+  workers.encoders = g_async_queue_new_full((GDestroyNotify) g_hash_table_unref);
+  workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
+  /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
+  for (guint j = 0, next = 0; j < nsel; j++) {
+    BatchFile *f = &bf[j];
+    for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
+      if (bf[next].skip == NULL)
+        submit(&workers, &bf[next], TASK_DECODE);
+      else
+        bf[next].done = TRUE;
+    }
+    wait_done(&workers, f);
+    fx_progress_update(&b.progress, (double) b.processed / b.total, f->path);
+    if (f->skip != NULL || f->error != NULL) {
+      fail_file(&b, f->path, f->skip != NULL ? f->skip : f->error->message);
+      g_clear_error(&f->error);
+      b.processed++;
+      continue;
+    }
+    if (b.rate == 0)
+      b.rate = f->rate;
+    if (f->rate != b.rate) {
+      gchar *msg = g_strdup_printf("sample rate %d Hz, but the batch runs at %d Hz (the first "
+                                   "file's rate); pass --rate %d to resample",
+                                   f->rate, b.rate, b.rate);
+      fail_file(&b, f->path, msg);
+      g_free(msg);
+      batch_file_free_data(f);
+      b.processed++;
+      continue;
+    }
+    if (f->nonfinite) {
+      GPtrArray *alone = g_ptr_array_new();
+      g_ptr_array_add(alone, f);
+      flush_group(&b, &workers, alone);
+      g_ptr_array_unref(alone);
+      continue;
+    }
+    if (group->len > 0 && held + f->bytes > budget) {
+      flush_group(&b, &workers, group);
+      held = 0;
+    }
+    g_ptr_array_add(group, f);
+    held += f->bytes;
+  }
+  flush_group(&b, &workers, group);
+  fx_progress_update(&b.progress, 1.0, "done");
+  fx_progress_done(&b.progress);
+  fx_tool_print_warnings(b.warnings);
+  if (!quiet)
+    printf(
+        "gst-fx batch: %u of %u files written, %u failed; %u group(s) at %d Hz, %" G_GUINT64_FORMAT
+        " blocks of up to %d frames, %" G_GUINT64_FORMAT " dispatches, backend %s\n",
+        b.written, nsel, b.failed, b.groups, b.rate, b.blocks, FX_BLOCK_FRAMES, b.dispatches,
+        b.backend != NULL ? b.backend : "none");
+  status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
+
+out:
+  if (workers.pool != NULL) {
+    g_thread_pool_free(workers.pool, FALSE, TRUE);
+    g_async_queue_unref(workers.decoders);
+    g_async_queue_unref(workers.encoders);
+    g_mutex_clear(&workers.lock);
+    g_cond_clear(&workers.cond);
+  }
+  if (bf != NULL) {
+    for (guint i = 0; i < nsel; i++) {
+      batch_file_free_data(&bf[i]);
+      g_free(bf[i].out);
+    }
+    g_free(bf);
+  }
+  if (group != NULL)
+    g_ptr_array_unref(group);
+  if (list != NULL)
+    g_ptr_array_unref(list);
+  if (outputs != NULL)
+    g_hash_table_unref(outputs);
+  fx_feeder_free(b.engine);
+  if (b.warnings != NULL)
+    g_ptr_array_unref(b.warnings);
+  g_free(b.backend);
+  g_clear_error(&error);
+  g_option_context_free(ctx);
+  g_free(chain);
+  g_free(device);
+  g_free(precision);
+  g_free(format);
+  g_free(outdir);
+  g_free(shard);
+  g_free(ext);
+  g_strfreev(files);
+  g_strfreev(listed_lines);
+  g_free(listed);
+  g_free(files_from);
+  return status;
+}

@@ -1,0 +1,274 @@
+/* gst-fx process — one file through a chain: decode, fxchain, encode by OUT's extension.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ *   decoder pipeline → blocks of FX_BLOCK_FRAMES frames → fxchain ! encoder ! filesink
+ *
+ * The decoded stream is cut into blocks of FX_BLOCK_FRAMES frames (media.h explains why) by a
+ * GstAdapter in this thread and pushed into the processing pipeline from this thread (FxFeeder),
+ * so the file is streamed, never held in memory. `process-many` (not in the help: the benchmark's
+ * per-file path) runs the same function for each file of a list, one pipeline per file. */
+#include "media.h"
+
+#include <gst/base/gstadapter.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
+                    FxProgress *progress, GError **error)
+{
+  gchar *tail = fx_media_encoder_tail(out, opts->format), *desc = NULL;
+  FxDecoder *dec = NULL;
+  FxFeeder *feeder = NULL;
+  GstAdapter *adapter = NULL;
+  GPtrArray *warnings = NULL;
+  GstCaps *caps = NULL;
+  GstAudioInfo info;
+  GError *err = NULL;
+  int status = FX_EXIT_FAILURE;
+  guint64 done = 0;
+  gint64 duration;
+  gsize block;
+  GstBuffer *buf;
+
+  if (tail == NULL) {
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+                "%s: no encoder for this file type (use one of %s)", out, FX_MEDIA_EXTENSIONS);
+    return FX_EXIT_USAGE;
+  }
+  dec = fx_decoder_new(opts, error);
+  if (dec == NULL)
+    goto out;
+  if (!fx_decoder_start(dec, in, &caps, &err)) {
+    g_set_error(error, err->domain, err->code, "%s: %s", in, err->message);
+    goto out;
+  }
+  gst_audio_info_from_caps(&info, caps);
+  desc = g_strdup_printf("fxchain name=fx ! %s ! filesink name=out", tail);
+  feeder = fx_feeder_new(desc, error);
+  if (feeder == NULL)
+    goto out;
+  fx_media_setup_chain(fx_feeder_get(feeder, "fx"), opts);
+  g_object_set(fx_feeder_get(feeder, "out"), "location", out, NULL);
+  block = (gsize) FX_BLOCK_FRAMES * GST_AUDIO_INFO_BPF(&info);
+  if (!fx_feeder_start(feeder, caps, error))
+    goto out;
+  duration = fx_decoder_duration(dec);
+  adapter = gst_adapter_new();
+  for (;;) {
+    gboolean end;
+    buf = fx_decoder_pull(dec, &err);
+    end = buf == NULL;
+    if (end && err != NULL) {
+      g_set_error(error, err->domain, err->code, "%s: %s", in, err->message);
+      goto out;
+    }
+    if (buf != NULL)
+      gst_adapter_push(adapter, buf);
+    while (gst_adapter_available(adapter) >= block || (end && gst_adapter_available(adapter) > 0)) {
+      gsize n = MIN(block, gst_adapter_available(adapter));
+      guint64 frames = n / GST_AUDIO_INFO_BPF(&info);
+      GstBuffer *b = gst_adapter_take_buffer(adapter, n);
+      b = gst_buffer_make_writable(b);
+      fx_media_stamp(b, done, frames, GST_AUDIO_INFO_RATE(&info));
+      done += frames;
+      if (!fx_feeder_push(feeder, b, error))
+        goto out;
+    }
+    if (progress != NULL && duration > 0)
+      fx_progress_update(
+          progress,
+          (double) gst_util_uint64_scale_int(done, GST_SECOND, GST_AUDIO_INFO_RATE(&info)) /
+              (double) duration,
+          in);
+    if (end)
+      break;
+  }
+  if (!fx_feeder_finish(feeder, &warnings, error))
+    goto out;
+  if (progress != NULL) {
+    fx_progress_update(progress, 1.0, in);
+    fx_progress_done(progress);
+  }
+  fx_tool_print_warnings(warnings);
+  status = FX_EXIT_OK;
+
+out:
+  if (status != FX_EXIT_OK && progress != NULL)
+    fx_progress_done(progress);
+  g_clear_error(&err);
+  if (adapter != NULL)
+    g_object_unref(adapter);
+  fx_feeder_free(feeder);
+  fx_decoder_free(dec);
+  if (warnings != NULL)
+    g_ptr_array_unref(warnings);
+  g_free(desc);
+  g_free(tail);
+  return status;
+}
+
+/* Options of `process` and `process-many`. */
+typedef struct {
+  gchar *chain, *device, *precision, *format, *outdir;
+  gint rate;
+  gboolean quiet;
+  gchar **args;
+} ProcessArgs;
+
+static void process_args_clear(ProcessArgs *a)
+{
+  g_free(a->chain);
+  g_free(a->device);
+  g_free(a->precision);
+  g_free(a->format);
+  g_free(a->outdir);
+  g_strfreev(a->args);
+}
+
+static GOptionContext *process_context(ProcessArgs *a, gboolean many)
+{
+  const GOptionEntry entries[] = {
+      {"chain", 'c', 0, G_OPTION_ARG_STRING, &a->chain,
+       "The chain in gst-launch syntax, as fxchain's `chain` (required)", "DESC"},
+      {"device", 'd', 0, G_OPTION_ARG_STRING, &a->device,
+       "Where the cascades run: auto (default), cpu or cuda", "D"},
+      {"precision", 'p', 0, G_OPTION_ARG_STRING, &a->precision,
+       "Arithmetic for F32 streams: auto (default), single or double", "P"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &a->format,
+       "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
+      {"rate", 'r', 0, G_OPTION_ARG_INT, &a->rate,
+       "Resample to R Hz before processing (default: keep the file's rate)", "R"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
+       "No progress bar (it is only drawn when stdout is a terminal)", NULL},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->args, NULL,
+       many ? "-o DIR FILE..." : "IN OUT"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  const GOptionEntry outdir[] = {
+      {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &a->outdir,
+       "Directory for the outputs (required)", "DIR"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
+  GOptionContext *ctx = g_option_context_new(NULL); /* the remaining arguments name themselves */
+
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (many)
+    g_option_context_add_main_entries(ctx, outdir, NULL);
+  return ctx;
+}
+
+int fx_cmd_process(int argc, char **argv)
+{
+  ProcessArgs a = {0};
+  GOptionContext *ctx = process_context(&a, FALSE);
+  FxMediaOptions opts = {0};
+  FxProgress progress;
+  GError *error = NULL;
+  int status;
+  gchar *tail;
+
+  g_set_prgname("gst-fx process");
+  g_option_context_set_summary(
+      ctx, "Decodes IN (anything GStreamer decodes), runs it through the chain (fxchain syntax)\n"
+           "and encodes OUT by its extension: .wav (in the processing format), .flac, .ogg\n"
+           "(Vorbis). A progress bar with elapsed and remaining time is drawn when stdout is a\n"
+           "terminal. Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.");
+  if (!fx_tool_parse_options(ctx, &argc, &argv)) {
+    status = FX_EXIT_USAGE;
+    goto out;
+  }
+  opts.chain = a.chain != NULL ? g_strstrip(a.chain) : NULL;
+  opts.device = a.device;
+  opts.precision = a.precision;
+  opts.rate = a.rate;
+  status = fx_media_check_options(ctx, &opts, a.format);
+  if (status != FX_EXIT_OK)
+    goto out;
+  if (a.args == NULL || g_strv_length(a.args) != 2) {
+    status = fx_tool_usage_error(ctx, "expected IN and OUT, got %u argument(s)",
+                                 a.args != NULL ? g_strv_length(a.args) : 0);
+    goto out;
+  }
+  tail = fx_media_encoder_tail(a.args[1], opts.format);
+  if (tail == NULL) {
+    status = fx_tool_usage_error(ctx, "%s: no encoder for this file type (use one of %s)",
+                                 a.args[1], FX_MEDIA_EXTENSIONS);
+    goto out;
+  }
+  g_free(tail);
+  gchar *cin = g_canonicalize_filename(a.args[0], NULL);
+  gchar *cout = g_canonicalize_filename(a.args[1], NULL);
+  gboolean same = g_str_equal(cin, cout);
+  g_free(cin);
+  g_free(cout);
+  if (same) {
+    status = fx_tool_usage_error(ctx, "IN and OUT are the same file");
+    goto out;
+  }
+  fx_tool_init();
+  fx_progress_init(&progress);
+  if (a.quiet)
+    progress.enabled = FALSE;
+  status = fx_process_file(&opts, a.args[0], a.args[1], &progress, &error);
+  if (status != FX_EXIT_OK)
+    fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
+
+out:
+  g_clear_error(&error);
+  g_option_context_free(ctx);
+  process_args_clear(&a);
+  return status;
+}
+
+int fx_cmd_process_many(int argc, char **argv)
+{
+  ProcessArgs a = {0};
+  GOptionContext *ctx = process_context(&a, TRUE);
+  FxMediaOptions opts = {0};
+  int status, failed = 0;
+
+  g_set_prgname("gst-fx process-many");
+  g_option_context_set_summary(ctx, "Runs `process` for each FILE (one pipeline per file, one "
+                                    "after the other),\nwriting DIR/<name of FILE>. The "
+                                    "per-file baseline of bench/run-batch.sh.");
+  if (!fx_tool_parse_options(ctx, &argc, &argv)) {
+    status = FX_EXIT_USAGE;
+    goto out;
+  }
+  opts.chain = a.chain != NULL ? g_strstrip(a.chain) : NULL;
+  opts.device = a.device;
+  opts.precision = a.precision;
+  opts.rate = a.rate;
+  status = fx_media_check_options(ctx, &opts, a.format);
+  if (status != FX_EXIT_OK)
+    goto out;
+  if (a.outdir == NULL || a.args == NULL) {
+    status = fx_tool_usage_error(ctx, "-o DIR and at least one FILE are required");
+    goto out;
+  }
+  if (g_mkdir_with_parents(a.outdir, 0777) != 0) {
+    fx_media_report(a.outdir, g_strerror(errno));
+    status = FX_EXIT_FAILURE;
+    goto out;
+  }
+  fx_tool_init();
+  for (gchar **p = a.args; *p != NULL; p++) {
+    gchar *base = g_path_get_basename(*p);
+    gchar *out = g_build_filename(a.outdir, base, NULL);
+    GError *error = NULL;
+    if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
+      fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
+      failed++;
+    }
+    g_clear_error(&error);
+    g_free(out);
+    g_free(base);
+  }
+  status = failed ? FX_EXIT_FAILURE : FX_EXIT_OK;
+
+out:
+  g_option_context_free(ctx);
+  process_args_clear(&a);
+  return status;
+}

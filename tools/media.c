@@ -1,0 +1,581 @@
+/* gst-fx — decoding, encoding and feeding pipelines for `process` and `batch` (see media.h).
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include "media.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const device_nicks[] = {"auto", "cpu", "cuda", NULL};
+static const char *const precision_nicks[] = {"auto", "single", "double", NULL};
+
+int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg)
+{
+  if (opts->chain == NULL || *opts->chain == '\0')
+    return fx_tool_usage_error(ctx, "--chain is required");
+  if (format_arg == NULL || g_ascii_strcasecmp(format_arg, "F32LE") == 0 ||
+      g_ascii_strcasecmp(format_arg, "F32") == 0)
+    opts->format = "F32LE";
+  else if (g_ascii_strcasecmp(format_arg, "F64LE") == 0 ||
+           g_ascii_strcasecmp(format_arg, "F64") == 0)
+    opts->format = "F64LE";
+  else
+    return fx_tool_usage_error(ctx, "--format must be F32LE or F64LE, not \"%s\"", format_arg);
+  if (opts->rate < 0)
+    return fx_tool_usage_error(ctx, "--rate must be a positive number of Hz");
+  if (opts->device != NULL && !g_strv_contains(device_nicks, opts->device))
+    return fx_tool_usage_error(ctx, "--device must be auto, cpu or cuda, not \"%s\"", opts->device);
+  if (opts->precision != NULL && !g_strv_contains(precision_nicks, opts->precision))
+    return fx_tool_usage_error(ctx, "--precision must be auto, single or double, not \"%s\"",
+                               opts->precision);
+  return FX_EXIT_OK;
+}
+
+void fx_media_report(const char *path, const char *message)
+{
+  gchar *line = g_strdup(message);
+
+  g_strdelimit(line, "\r\n", ' ');
+  fprintf(stderr, "gst-fx: %s: %s\n", path, line);
+  g_free(line);
+}
+
+gchar *fx_media_encoder_tail(const char *path, const char *format)
+{
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  const char *conv = "audioconvert dithering=none noise-shaping=none";
+
+  if (dot == NULL || (slash != NULL && dot < slash))
+    return NULL;
+  dot++;
+  if (g_ascii_strcasecmp(dot, "wav") == 0)
+    return g_strdup_printf("capsfilter caps=audio/x-raw,format=%s ! wavenc", format);
+  if (g_ascii_strcasecmp(dot, "flac") == 0)
+    return g_strdup_printf("%s ! flacenc", conv);
+  if (g_ascii_strcasecmp(dot, "ogg") == 0 || g_ascii_strcasecmp(dot, "oga") == 0)
+    return g_strdup_printf("%s ! vorbisenc ! oggmux", conv);
+  return NULL;
+}
+
+void fx_media_setup_chain(GstElement *fxchain, const FxMediaOptions *opts)
+{
+  g_object_set(fxchain, "chain", opts->chain, NULL);
+  if (opts->device != NULL)
+    gst_util_set_object_arg(G_OBJECT(fxchain), "device", opts->device);
+  if (opts->precision != NULL)
+    gst_util_set_object_arg(G_OBJECT(fxchain), "precision", opts->precision);
+}
+
+void fx_media_stamp(GstBuffer *buf, guint64 frames_done, guint64 frames, gint rate)
+{
+  GST_BUFFER_PTS(buf) = gst_util_uint64_scale_int(frames_done, GST_SECOND, rate);
+  GST_BUFFER_DURATION(buf) =
+      gst_util_uint64_scale_int(frames_done + frames, GST_SECOND, rate) - GST_BUFFER_PTS(buf);
+  GST_BUFFER_OFFSET(buf) = frames_done;
+  GST_BUFFER_OFFSET_END(buf) = frames_done + frames;
+}
+
+/* An error message as a GError with a one-line text. */
+static void set_error_from_message(GError **error, GstMessage *msg, const char *prefix)
+{
+  GError *err = NULL;
+  gchar *line;
+
+  gst_message_parse_error(msg, &err, NULL);
+  line = g_strdup(err->message != NULL ? err->message : "unknown error");
+  g_strdelimit(line, "\r\n", ' ');
+  g_set_error(error, err->domain, err->code, "%s%s", prefix, line);
+  g_free(line);
+  g_error_free(err);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Decoder                                                                                   */
+
+/* One decoding pipeline: SOURCE ! audioconvert ! audioresample ! capsfilter ! appsink, where
+ * SOURCE is `uridecodebin` (anything GStreamer decodes) or, for names ending in .wav,
+ * `filesrc ! wavparse`, which skips type finding and autoplugging (the same wavparse that
+ * uridecodebin would plug, so the same samples) and is much cheaper to restart per file. */
+typedef struct {
+  GstElement *pipeline, *source, *convert, *sink;
+  GstBus *bus;
+} DecodePipe;
+
+struct _FxDecoder {
+  gchar *format;
+  gint rate;
+  DecodePipe *pipes[2]; /* [0] uridecodebin, [1] filesrc ! wavparse; made when first needed */
+  DecodePipe *cur;
+  GstBuffer *first;
+  GstCaps *caps;
+};
+
+static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
+{
+  DecodePipe *dp = user_data;
+  GstPad *sinkpad = gst_element_get_static_pad(dp->convert, "sink");
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  gboolean audio = TRUE;
+
+  (void) element;
+  if (caps == NULL)
+    caps = gst_pad_query_caps(pad, NULL);
+  if (caps != NULL && gst_caps_get_size(caps) > 0)
+    audio = g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
+  if (audio && !gst_pad_is_linked(sinkpad))
+    gst_pad_link(pad, sinkpad);
+  if (caps != NULL)
+    gst_caps_unref(caps);
+  gst_object_unref(sinkpad);
+}
+
+/* Decoders of plain (non-extensible) multichannel wav files give caps without a channel-mask,
+ * which audioconvert refuses for more than two channels: such streams get GStreamer's fallback
+ * layout for their channel count (gst_audio_channel_get_fallback_mask(), as the FLAC and Vorbis
+ * encoders need one), or channel-mask 0 (unpositioned) when there is none. */
+static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+  GstCaps *caps;
+  GstStructure *st;
+  gint channels = 0;
+
+  (void) pad;
+  (void) user_data;
+  if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  gst_event_parse_caps(event, &caps);
+  if (gst_caps_get_size(caps) != 1)
+    return GST_PAD_PROBE_OK;
+  st = gst_caps_get_structure(caps, 0);
+  if (!gst_structure_get_int(st, "channels", &channels) || channels <= 2 ||
+      gst_structure_has_field(st, "channel-mask"))
+    return GST_PAD_PROBE_OK;
+  caps = gst_caps_copy(caps);
+  gst_caps_set_simple(caps, "channel-mask", GST_TYPE_BITMASK,
+                      gst_audio_channel_get_fallback_mask(channels), NULL);
+  gst_event_unref(event);
+  GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(caps);
+  gst_caps_unref(caps);
+  return GST_PAD_PROBE_OK;
+}
+
+static void decode_pipe_free(DecodePipe *dp)
+{
+  if (dp == NULL)
+    return;
+  gst_element_set_state(dp->pipeline, GST_STATE_NULL);
+  gst_object_unref(dp->bus);
+  gst_object_unref(dp->pipeline);
+  g_free(dp);
+}
+
+static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **error)
+{
+  DecodePipe *dp = g_new0(DecodePipe, 1);
+  GstElement *parse = NULL, *resample, *filter;
+  GstCaps *caps;
+  gboolean ok;
+
+  dp->pipeline = gst_pipeline_new(wav ? "gst-fx-wav-decoder" : "gst-fx-decoder");
+  dp->source = gst_element_factory_make(wav ? "filesrc" : "uridecodebin", NULL);
+  if (wav)
+    parse = gst_element_factory_make("wavparse", NULL);
+  dp->convert = gst_element_factory_make("audioconvert", NULL);
+  resample = gst_element_factory_make("audioresample", NULL);
+  filter = gst_element_factory_make("capsfilter", NULL);
+  dp->sink = gst_element_factory_make("appsink", NULL);
+  ok = dp->source != NULL && (!wav || parse != NULL) && dp->convert != NULL && resample != NULL &&
+       filter != NULL && dp->sink != NULL;
+  if (!ok) {
+    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+                        "uridecodebin, wavparse, audioconvert, audioresample or appsink missing "
+                        "(install gstreamer1.0-plugins-base and -good)");
+    GstElement *all[] = {dp->source, parse, dp->convert, resample, filter, dp->sink};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+      if (all[i] != NULL)
+        gst_object_unref(all[i]);
+    gst_object_unref(dp->pipeline);
+    g_free(dp);
+    return NULL;
+  }
+  caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, dec->format, "layout",
+                             G_TYPE_STRING, "interleaved", NULL);
+  if (dec->rate > 0)
+    gst_caps_set_simple(caps, "rate", G_TYPE_INT, dec->rate, NULL);
+  g_object_set(filter, "caps", caps, NULL);
+  /* a bounded queue (process streams files), deep enough that the decoder thread and this one
+   * rarely wait for each other */
+  g_object_set(dp->sink, "caps", caps, "sync", FALSE, "max-buffers", 64u, NULL);
+  gst_caps_unref(caps);
+  gst_bin_add_many(GST_BIN(dp->pipeline), dp->source, dp->convert, resample, filter, dp->sink,
+                   NULL);
+  if (wav) {
+    gst_bin_add(GST_BIN(dp->pipeline), parse);
+    gst_element_link(dp->source, parse);
+    gst_element_link(parse, dp->convert); /* wavparse's src pad is an always pad */
+  } else {
+    g_signal_connect(dp->source, "pad-added", G_CALLBACK(on_pad_added), dp);
+  }
+  gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
+  GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, NULL, NULL);
+  gst_object_unref(pad);
+  dp->bus = gst_element_get_bus(dp->pipeline);
+  return dp;
+}
+
+FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
+{
+  FxDecoder *dec = g_new0(FxDecoder, 1);
+
+  dec->format = g_strdup(opts->format);
+  dec->rate = opts->rate;
+  /* fail early when the base plugins are missing */
+  dec->pipes[0] = decode_pipe_new(dec, FALSE, error);
+  if (dec->pipes[0] == NULL) {
+    g_free(dec->format);
+    g_free(dec);
+    return NULL;
+  }
+  return dec;
+}
+
+void fx_decoder_stop(FxDecoder *dec)
+{
+  if (dec->cur != NULL)
+    gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
+  gst_clear_buffer(&dec->first);
+  gst_clear_caps(&dec->caps);
+}
+
+void fx_decoder_free(FxDecoder *dec)
+{
+  if (dec == NULL)
+    return;
+  fx_decoder_stop(dec);
+  decode_pipe_free(dec->pipes[0]);
+  decode_pipe_free(dec->pipes[1]);
+  g_free(dec->format);
+  g_free(dec);
+}
+
+/* Pulls the next sample, watching the bus for errors. */
+static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
+{
+  DecodePipe *dp = dec->cur;
+
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(dp->sink), 50 * GST_MSECOND);
+    GstMessage *msg;
+
+    if (sample != NULL)
+      return sample;
+    msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
+    if (msg != NULL) {
+      set_error_from_message(error, msg, "cannot decode: ");
+      gst_message_unref(msg);
+      return NULL;
+    }
+    if (gst_app_sink_is_eos(GST_APP_SINK(dp->sink)))
+      return NULL;
+  }
+}
+
+gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
+{
+  GError *err = NULL;
+  GstSample *sample;
+  gboolean wav = g_str_has_suffix(path, ".wav") || g_str_has_suffix(path, ".WAV");
+  DecodePipe *dp;
+
+  fx_decoder_stop(dec);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+    g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no such file");
+    return FALSE;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "is a directory");
+    return FALSE;
+  }
+  if (dec->pipes[wav] == NULL) {
+    dec->pipes[wav] = decode_pipe_new(dec, wav, error);
+    if (dec->pipes[wav] == NULL)
+      return FALSE;
+  }
+  dp = dec->cur = dec->pipes[wav];
+  if (wav) {
+    g_object_set(dp->source, "location", path, NULL);
+  } else {
+    gchar *uri = gst_filename_to_uri(path, &err);
+    if (uri == NULL) {
+      g_propagate_error(error, err);
+      return FALSE;
+    }
+    g_object_set(dp->source, "uri", uri, NULL);
+    g_free(uri);
+  }
+  if (gst_element_set_state(dp->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
+    if (msg != NULL) {
+      set_error_from_message(error, msg, "cannot decode: ");
+      gst_message_unref(msg);
+    } else {
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_STATE_CHANGE,
+                          "cannot decode: the decoder failed to start");
+    }
+    fx_decoder_stop(dec);
+    return FALSE;
+  }
+  sample = decoder_pull_sample(dec, &err);
+  if (sample == NULL) {
+    if (err == NULL)
+      g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                          "cannot decode: no audio in this file");
+    else
+      g_propagate_error(error, err);
+    fx_decoder_stop(dec);
+    return FALSE;
+  }
+  dec->first = gst_buffer_ref(gst_sample_get_buffer(sample));
+  dec->caps = gst_caps_ref(gst_sample_get_caps(sample));
+  gst_sample_unref(sample);
+  *caps = dec->caps;
+  return TRUE;
+}
+
+GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error)
+{
+  GstSample *sample;
+  GstBuffer *buf;
+
+  if (dec->first != NULL)
+    return g_steal_pointer(&dec->first);
+  sample = decoder_pull_sample(dec, error);
+  if (sample == NULL)
+    return NULL;
+  buf = gst_buffer_ref(gst_sample_get_buffer(sample));
+  gst_sample_unref(sample);
+  return buf;
+}
+
+gint64 fx_decoder_duration(FxDecoder *dec)
+{
+  gint64 d = -1;
+
+  if (dec->cur == NULL || !gst_element_query_duration(dec->cur->pipeline, GST_FORMAT_TIME, &d))
+    return -1;
+  return d;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Feeder                                                                                    */
+
+struct _FxFeeder {
+  GstElement *pipeline;
+  GstPad *src; /* ours: not in any element, linked to the pipeline's unlinked sink pad */
+  GstBus *bus;
+  guint streams; /* for unique stream ids */
+};
+
+FxFeeder *fx_feeder_new(const char *description, GError **error)
+{
+  GError *err = NULL;
+  GstElement *pipeline =
+      gst_parse_launch_full(description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  GstPad *sinkpad;
+  FxFeeder *f;
+
+  if (pipeline == NULL) {
+    g_propagate_error(error, err);
+    return NULL;
+  }
+  sinkpad =
+      GST_IS_BIN(pipeline) ? gst_bin_find_unlinked_pad(GST_BIN(pipeline), GST_PAD_SINK) : NULL;
+  if (sinkpad == NULL) {
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "no unlinked sink pad in \"%s\"",
+                description);
+    gst_object_unref(pipeline);
+    return NULL;
+  }
+  f = g_new0(FxFeeder, 1);
+  f->pipeline = pipeline;
+  f->src = gst_pad_new("src", GST_PAD_SRC);
+  gst_pad_link(f->src, sinkpad);
+  gst_object_unref(sinkpad);
+  f->bus = gst_element_get_bus(pipeline);
+  return f;
+}
+
+GstElement *fx_feeder_get(FxFeeder *f, const char *name)
+{
+  GstElement *e = gst_bin_get_by_name(GST_BIN(f->pipeline), name);
+
+  if (e != NULL)
+    gst_object_unref(e); /* the pipeline keeps it */
+  return e;
+}
+
+GstElement *fx_feeder_pipeline(FxFeeder *f)
+{
+  return f->pipeline;
+}
+
+void fx_feeder_stop(FxFeeder *f)
+{
+  gst_pad_set_active(f->src, FALSE);
+  gst_element_set_state(f->pipeline, GST_STATE_NULL);
+}
+
+void fx_feeder_free(FxFeeder *f)
+{
+  if (f == NULL)
+    return;
+  fx_feeder_stop(f);
+  gst_object_unref(f->bus);
+  gst_object_unref(f->src);
+  gst_object_unref(f->pipeline);
+  g_free(f);
+}
+
+gboolean fx_feeder_failed(FxFeeder *f, GError **error)
+{
+  GstMessage *msg = gst_bus_pop_filtered(f->bus, GST_MESSAGE_ERROR);
+
+  if (msg == NULL)
+    return FALSE;
+  set_error_from_message(error, msg, "");
+  gst_message_unref(msg);
+  return TRUE;
+}
+
+/* After a refused push or event: the bus error, or a generic message. */
+static void feeder_set_error(FxFeeder *f, GError **error, const char *what)
+{
+  if (!fx_feeder_failed(f, error))
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "the pipeline refused %s", what);
+}
+
+gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, GError **error)
+{
+  GstSegment segment;
+  gchar *id;
+  gboolean ok;
+
+  fx_feeder_stop(f);
+  if (gst_element_set_state(f->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    feeder_set_error(f, error, "to start");
+    return FALSE;
+  }
+  gst_pad_set_active(f->src, TRUE);
+  id = g_strdup_printf("gst-fx/%u", f->streams++);
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  ok = gst_pad_push_event(f->src, gst_event_new_stream_start(id)) &&
+       gst_pad_push_event(f->src, gst_event_new_caps(caps)) &&
+       gst_pad_push_event(f->src, gst_event_new_segment(&segment));
+  g_free(id);
+  if (!ok)
+    feeder_set_error(f, error, "the stream format");
+  return ok;
+}
+
+gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error)
+{
+  GstFlowReturn ret = gst_pad_push(f->src, buffer);
+
+  if (ret != GST_FLOW_OK) {
+    if (!fx_feeder_failed(f, error))
+      g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "the pipeline stopped (%s)",
+                  gst_flow_get_name(ret));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error)
+{
+  gboolean ok = FALSE;
+
+  gst_pad_push_event(f->src, gst_event_new_eos());
+  for (;;) {
+    GstMessage *msg = gst_bus_timed_pop_filtered(
+        f->bus, GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    GstMessageType type = GST_MESSAGE_TYPE(msg);
+
+    if (type == GST_MESSAGE_EOS) {
+      ok = TRUE;
+    } else if (type == GST_MESSAGE_ERROR) {
+      set_error_from_message(error, msg, "");
+    } else if (warnings != NULL) {
+      GError *err = NULL;
+      gst_message_parse_warning(msg, &err, NULL);
+      if (*warnings == NULL)
+        *warnings = g_ptr_array_new_with_free_func(g_free);
+      if (!g_ptr_array_find_with_equal_func(*warnings, err->message, g_str_equal, NULL))
+        g_ptr_array_add(*warnings, g_strdup(err->message));
+      g_error_free(err);
+    }
+    gst_message_unref(msg);
+    if (type != GST_MESSAGE_WARNING)
+      break;
+  }
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Progress                                                                                  */
+
+void fx_progress_init(FxProgress *p)
+{
+  p->enabled = isatty(STDOUT_FILENO);
+  p->start = g_get_monotonic_time();
+  p->last = 0;
+  p->drawn = FALSE;
+}
+
+static void format_time(char *out, size_t size, double seconds)
+{
+  long s = seconds < 0 ? 0 : (long) (seconds + 0.5);
+
+  if (s >= 3600)
+    g_snprintf(out, size, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  else
+    g_snprintf(out, size, "%02ld:%02ld", s / 60, s % 60);
+}
+
+void fx_progress_update(FxProgress *p, double fraction, const char *label)
+{
+  gint64 now = g_get_monotonic_time();
+  char elapsed[32], left[32], bar[31];
+  double secs;
+  int fill;
+
+  if (!p->enabled || (p->drawn && now - p->last < 100 * G_TIME_SPAN_MILLISECOND && fraction < 1))
+    return;
+  p->last = now;
+  p->drawn = TRUE;
+  fraction = CLAMP(fraction, 0.0, 1.0);
+  secs = (double) (now - p->start) / G_USEC_PER_SEC;
+  fill = (int) (fraction * 30.0);
+  for (int i = 0; i < 30; i++)
+    bar[i] = i < fill ? '#' : '-';
+  bar[30] = '\0';
+  format_time(elapsed, sizeof(elapsed), secs);
+  if (fraction > 0.001)
+    format_time(left, sizeof(left), secs * (1.0 - fraction) / fraction);
+  else
+    g_strlcpy(left, "--:--", sizeof(left));
+  printf("\r[%s] %3d%%  %s elapsed  %s left  %.30s\033[K", bar, (int) (fraction * 100.0), elapsed,
+         left, label != NULL ? label : "");
+  fflush(stdout);
+}
+
+void fx_progress_done(FxProgress *p)
+{
+  if (p->enabled && p->drawn) {
+    printf("\n");
+    fflush(stdout);
+  }
+  p->drawn = FALSE;
+}
