@@ -14,6 +14,7 @@
 #include "gstfxelliptic.h"
 #include "gstfxeq.h"
 #include "gstfxgain.h"
+#include "gstfxprof.h"
 #include "gstfxlinkwitzriley.h"
 #include "gstfxsos.h"
 
@@ -31,6 +32,8 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxchain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxeq, plugin);
+  /* The profiling tracer (GST_TRACERS=fxprof). */
+  ret |= gst_fx_prof_register(plugin);
 
   return ret;
 }
