@@ -74,6 +74,7 @@ static gchar untracked_marker;
 typedef struct {
   GstElement *element; /* not reffed: the entry lives as long as the element */
   gchar *factory;
+  gchar *quoted_name; /* the element's name as a record field value */
 
   /* The current input buffer: written and read by the streaming thread that pushes into the
    * element (GstPad's stream lock serialises it). */
@@ -96,9 +97,24 @@ static void entry_free(gpointer data)
   FxProfEntry *en = data;
 
   g_free(en->factory);
+  g_free(en->quoted_name);
   g_array_unref(en->times);
   g_mutex_clear(&en->lock);
   g_free(en);
+}
+
+/* @str as a record field value: quoted and escaped as GstStructure's parser expects, since the
+ * record's format inserts strings as they are ("(string)%s"). Newly allocated. */
+static gchar *quote(const gchar *str)
+{
+  GValue v = G_VALUE_INIT;
+  gchar *res;
+
+  g_value_init(&v, G_TYPE_STRING);
+  g_value_set_string(&v, str ? str : "");
+  res = gst_value_serialize(&v);
+  g_value_unset(&v);
+  return res;
 }
 
 /* Whether @element is made by the fx plugin's factories. */
@@ -144,6 +160,7 @@ static FxProfEntry *lookup(GstFxProf *self, GstElement *element)
   en = g_new0(FxProfEntry, 1);
   en->element = element;
   en->factory = g_strdup(GST_OBJECT_NAME(GST_PLUGIN_FEATURE(gst_element_get_factory(element))));
+  en->quoted_name = quote(GST_OBJECT_NAME(element));
   en->times = g_array_new(FALSE, FALSE, sizeof(guint64));
   g_mutex_init(&en->lock);
   g_object_set_qdata_full(G_OBJECT(element), entry_quark, en, entry_free);
@@ -246,8 +263,8 @@ static void push_end(GstFxProf *self, GstClockTime ts, GstPad *pad)
   g_mutex_unlock(&down->lock);
 
   if (self->per_buffer)
-    gst_tracer_record_log(record_buffer, GST_OBJECT_NAME(down->element), (guint64) down->t_in,
-                          (guint64) elapsed, frames);
+    gst_tracer_record_log(record_buffer, down->quoted_name, (guint64) down->t_in, (guint64) elapsed,
+                          frames);
 }
 
 static void do_push_buffer_pre(GstFxProf *self, GstClockTime ts, GstPad *pad, GstBuffer *buffer)
@@ -304,6 +321,7 @@ static void report(GstFxProf *self, FxProfEntry *en, const gchar *reason)
   gboolean has_backend = has_property(element, "backend");
   gboolean has_plan = has_property(element, "plan");
   gchar *backend = NULL, *plan = NULL, *plan_line = NULL, **lines, **l;
+  gchar *q_factory, *q_backend, *q_plan;
   GArray *times;
   GString *s;
 
@@ -341,10 +359,15 @@ static void report(GstFxProf *self, FxProfEntry *en, const gchar *reason)
     g_strfreev(lines);
   }
 
-  gst_tracer_record_log(record_element, GST_OBJECT_NAME(element), en->factory, reason, buffers,
-                        frames, tmin, tmed, tmax, total, has_dispatches, dispatches, has_launches,
-                        launches, has_backend, has_backend ? backend : "", has_plan,
-                        has_plan ? plan_line : "");
+  q_factory = quote(en->factory);
+  q_backend = quote(has_backend ? backend : "");
+  q_plan = quote(has_plan ? plan_line : "");
+  gst_tracer_record_log(record_element, en->quoted_name, q_factory, reason, buffers, frames, tmin,
+                        tmed, tmax, total, has_dispatches, dispatches, has_launches, launches,
+                        has_backend, q_backend, has_plan, q_plan);
+  g_free(q_factory);
+  g_free(q_backend);
+  g_free(q_plan);
 
   if (self->summary) {
     s = g_string_new(NULL);
