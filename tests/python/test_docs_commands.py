@@ -1,7 +1,8 @@
-"""Every command in docs/profiling.md runs as written.
+"""Every command in docs/profiling.md and README.md runs as written.
 
-The fenced ```sh blocks of the document are extracted and each one is run with bash (-e -o
-pipefail) from the repository root. A block whose first line is `# needs: X` is skipped, with the
+The fenced ```sh blocks of the documents are extracted and each one is run with bash (-e -o
+pipefail) from the repository root; ```python blocks run with /usr/bin/python3. The README's
+quick-start block, which runs scripts/test.sh (this suite), is skipped. A block whose first line is `# needs: X` is skipped, with the
 reason, where X is missing: `gpu` (an NVIDIA device node), `batch` (`gst-fx batch --help`
 succeeds), `perf` (`perf stat -e task-clock true` works), `valgrind` (the program is installed).
 The outputs shown in the document are ```text blocks and are not run.
@@ -20,22 +21,23 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DOCS = ("docs/profiling.md",)
+DOCS = ("docs/profiling.md", "README.md")
 TIMEOUT = 300
 
 
 def blocks(path):
-    """(index, line number, text) of each ```sh block in the file."""
+    """(index, line number, language, text) of each ```sh / ```python block in the file."""
     res = []
     lines = open(os.path.join(REPO, path), encoding="utf-8").read().split("\n")
     i = 0
     while i < len(lines):
-        if lines[i].strip() == "```sh":
+        lang = lines[i].strip()[3:]
+        if lines[i].strip().startswith("```") and lang in ("sh", "python"):
             start = i + 1
             j = start
             while lines[j].strip() != "```":
                 j += 1
-            res.append((len(res), start + 1, "\n".join(lines[start:j]) + "\n"))
+            res.append((len(res), start + 1, lang, "\n".join(lines[start:j]) + "\n"))
             i = j
         i += 1
     return res
@@ -70,29 +72,35 @@ def missing(need):
     return "unknown requirement %r" % need
 
 
-def run_block(text):
+def run_block(lang, text):
     env = dict(os.environ)
     env.setdefault("GST_PLUGIN_PATH_1_0", os.path.join(REPO, "build", "gst"))
-    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", text], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    cmd = (["bash", "-e", "-o", "pipefail", "-c", text] if lang == "sh"
+           else ["/usr/bin/python3", "-c", text])
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT)
 
 
-CASES = [(doc, idx, line, text) for doc in DOCS for idx, line, text in blocks(doc)]
+CASES = [(doc, idx, line, lang, text) for doc in DOCS
+         for idx, line, lang, text in blocks(doc)]
 
 
 def test_docs_have_commands():
-    assert len(CASES) >= 8
-    assert len([c for c in CASES if not needs(c[3])]) >= 5
+    prof = [c for c in CASES if c[0] == "docs/profiling.md"]
+    assert len(prof) >= 8
+    assert len([c for c in prof if not needs(c[4])]) >= 5
 
 
-@pytest.mark.parametrize("doc,idx,line,text", CASES,
+@pytest.mark.parametrize("doc,idx,line,lang,text", CASES,
                          ids=["%s:%d" % (c[0].split("/")[-1], c[2]) for c in CASES])
-def test_command_runs(fx, doc, idx, line, text):
+def test_command_runs(fx, doc, idx, line, lang, text):
+    if "scripts/test.sh" in text:
+        pytest.skip("%s line %d runs scripts/test.sh, i.e. this test suite" % (doc, line))
     for need in needs(text):
         why = missing(need)
         if why:
             pytest.skip("%s line %d needs %s: %s" % (doc, line, need, why))
-    r = run_block(text)
+    r = run_block(lang, text)
     assert r.returncode == 0, "%s line %d failed (rc %d):\n%s\nstdout:\n%s\nstderr:\n%s" % (
         doc, line, r.returncode, text, r.stdout[-3000:], r.stderr[-3000:])
     assert r.stdout.strip() or r.stderr.strip(), "%s line %d printed nothing" % (doc, line)
@@ -100,7 +108,7 @@ def test_command_runs(fx, doc, idx, line, text):
 
 if __name__ == "__main__":
     only = set(int(a) for a in sys.argv[1:])
-    for doc, idx, line, text in CASES:
+    for doc, idx, line, lang, text in CASES:
         if only and idx not in only:
             continue
         print("=== %s block %d (line %d)" % (doc, idx, line))
@@ -108,7 +116,7 @@ if __name__ == "__main__":
         if any(why):
             print("skipped:", [w for w in why if w])
             continue
-        r = run_block(text)
+        r = run_block(lang, text)
         print(r.stdout, end="")
         print(r.stderr, end="")
         print("--- rc", r.returncode)
