@@ -33,7 +33,8 @@
  *
  * Options: `GST_TRACERS="fxprof(summary=false)"` logs the records without printing the summary;
  * `GST_TRACERS="fxprof(per-buffer=true)"` also logs one `fxprof-buffer` record per buffer
- * (`element`, `ts`, `time`, `frames`).
+ * (`element`, `ts`, `time`, `frames`, `buffers`: 1, or for a buffer list pushed at once one
+ * record for the whole list with its length).
  *
  * Cost: two hook calls per buffer and pad push, a cached per-element lookup, an uncontended mutex
  * and 8 bytes of memory per profiled buffer (kept for the exact median). None when not enabled.
@@ -264,7 +265,7 @@ static void push_end(GstFxProf *self, GstClockTime ts, GstPad *pad)
 
   if (self->per_buffer)
     gst_tracer_record_log(record_buffer, down->quoted_name, (guint64) down->t_in, (guint64) elapsed,
-                          frames);
+                          frames, (guint64) down->in_buffers);
 }
 
 static void do_push_buffer_pre(GstFxProf *self, GstClockTime ts, GstPad *pad, GstBuffer *buffer)
@@ -539,13 +540,15 @@ static void gst_fx_prof_class_init(GstFxProfClass *klass)
       NULL);
   GST_OBJECT_FLAG_SET(record_element, GST_OBJECT_FLAG_MAY_BE_LEAKED);
 
-  /* With per-buffer=true: one record per buffer. */
+  /* With per-buffer=true: one record per buffer (per buffer list pushed at once). */
   record_buffer = gst_tracer_record_new(
       "fxprof-buffer.class", "element", GST_TYPE_STRUCTURE, field(G_TYPE_STRING, "element name"),
       "ts", GST_TYPE_STRUCTURE,
       field(G_TYPE_UINT64, "when the buffer entered the element (ns since start)"), "time",
       GST_TYPE_STRUCTURE, field(G_TYPE_UINT64, "processing time of the buffer (ns)"), "frames",
-      GST_TYPE_STRUCTURE, field(G_TYPE_UINT64, "frames in the buffer"), NULL);
+      GST_TYPE_STRUCTURE, field(G_TYPE_UINT64, "frames in the buffer"), "buffers",
+      GST_TYPE_STRUCTURE, field(G_TYPE_UINT64, "1, or the length of a buffer list pushed at once"),
+      NULL);
   GST_OBJECT_FLAG_SET(record_buffer, GST_OBJECT_FLAG_MAY_BE_LEAKED);
 }
 

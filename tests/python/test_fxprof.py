@@ -49,13 +49,24 @@ p.get_by_name("sink").connect("handoff", lambda *a: got.__setitem__(0, got[0] + 
 p.set_state(Gst.State.PLAYING)
 rng = np.random.default_rng(1)
 pts = 0
-for n in cfg["sizes"]:
+def make(n):
+    global pts
     x = (rng.standard_normal(n * ch) * 0.1).astype(dtype)
     b = Gst.Buffer.new_wrapped(x.tobytes())
     b.pts = pts
     b.duration = n * Gst.SECOND // 48000
     pts += b.duration
-    src.emit("push-buffer", b)
+    return b
+if "lists" in cfg:
+    # Buffer lists: each inner list is pushed as one GstBufferList.
+    for sizes in cfg["lists"]:
+        bl = Gst.BufferList.new()
+        for n in sizes:
+            bl.insert(-1, make(n))
+        src.emit("push-buffer-list", bl)
+else:
+    for n in cfg["sizes"]:
+        src.emit("push-buffer", make(n))
 bus = p.get_bus()
 if cfg.get("stop", "eos") == "eos":
     src.emit("end-of-stream")
@@ -191,6 +202,26 @@ def test_several_elements_and_no_records_for_others(fx):
     assert recs["s"][0]["dispatches"] == out["props"]["s"] == len(SIZES)
 
 
+def test_buffer_lists_count_as_their_buffers(fx):
+    lists = [[1024, 512], [7], [100, 200, 300, 400]]
+    flat = [n for l in lists for n in l]
+    out, records, _ = run_child({"desc": "fxbiquad name=f", "lists": lists, "sizes": flat,
+                                 "props": ["f"]})
+    (rec,) = element_records(records)["f"]
+    assert (rec["buffers"], rec["frames"]) == (len(flat), sum(flat))
+    assert rec["dispatches"] == out["props"]["f"] == len(flat)
+    check_times(rec)
+
+
+def test_per_buffer_records_of_lists(fx):
+    lists = [[1024, 512], [7], [100, 200, 300, 400]]
+    _, records, _ = run_child({"desc": "fxbiquad name=f", "lists": lists, "sizes": []},
+                              tracers="fxprof(per-buffer=true,summary=false)")
+    per = [(st.get_value("buffers"), st.get_value("frames")) for st in records
+           if st.get_name() == "fxprof-buffer"]
+    assert per == [(len(l), sum(l)) for l in lists]
+
+
 def test_downstream_time_is_excluded(fx):
     # identity sleeps 50 ms per buffer downstream of the fx elements; had the tracer counted the
     # time of the push downstream, every buffer would take at least that long. (A structural
@@ -222,6 +253,7 @@ def test_per_buffer_records_and_quiet_summary(fx):
                                    tracers="fxprof(per-buffer=true,summary=false)")
     per = [st for st in records if st.get_name() == "fxprof-buffer"]
     assert [st.get_value("frames") for st in per] == SIZES
+    assert all(st.get_value("buffers") == 1 for st in per)
     assert all(st.get_value("element") == "f" for st in per)
     ts = [st.get_value("ts") for st in per]
     assert ts == sorted(ts)
