@@ -14,6 +14,7 @@
 #include "gstfxelliptic.h"
 #include "gstfxeq.h"
 #include "gstfxgain.h"
+#include "gstfxprof.h"
 #include "gstfxlinkwitzriley.h"
 #include "gstfxsos.h"
 #include "gstfxcompressor.h"
@@ -39,6 +40,8 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxgate, plugin);
   ret |= GST_ELEMENT_REGISTER(fxlimiter, plugin);
   ret |= GST_ELEMENT_REGISTER(fxnormalize, plugin);
+  /* The profiling tracer (GST_TRACERS=fxprof). */
+  ret |= gst_fx_prof_register(plugin);
 
   return ret;
 }

@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+"""Writes docs/elements.md, the element reference, from the built plugin.
+
+    scripts/gen-elements-doc.py [--build DIR] [--output FILE | --check | --stdout]
+
+It loads the `fx` plugin from DIR/gst (default: build/gst) through a private registry, so nothing
+installed elsewhere is read, and describes every element factory and tracer of the plugin with
+GObject introspection: classification, description, pads and caps, every property (type, range,
+default, flags, enum nicks) and, for elements with child objects (fxeq's bands), the children's
+properties. The output is deterministic: sorted, without paths, dates or versions.
+
+--check compares the generated text with docs/elements.md and exits 1 ("stale: ...") when they
+differ; tests/python/test_elements_doc.py runs it.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUTPUT = os.path.join(REPO, "docs", "elements.md")
+PLUGIN = "fx"
+
+
+def setup_env(build):
+    gst_dir = os.path.join(os.path.abspath(build), "gst")
+    if not os.path.isdir(gst_dir):
+        sys.exit("gen-elements-doc: %s does not exist: build first (scripts/test.sh or "
+                 "ninja -C build)" % gst_dir)
+    os.environ["GST_PLUGIN_PATH_1_0"] = gst_dir
+    # A fresh registry: only what is built now, never a stale cache.
+    reg = tempfile.NamedTemporaryFile(prefix="fx-doc-registry-", suffix=".bin", delete=False)
+    reg.close()
+    os.unlink(reg.name)
+    os.environ["GST_REGISTRY_1_0"] = reg.name
+    return reg.name
+
+
+def fmt_num(v):
+    # The type limits by name, not as long digit strings.
+    named = {2**64 - 1: "G_MAXUINT64", 2**63 - 1: "G_MAXINT64", 2**32 - 1: "G_MAXUINT",
+             2**31 - 1: "G_MAXINT", -2**31: "G_MININT", -2**63: "G_MININT64"}
+    if isinstance(v, int) and v in named:
+        return named[v]
+    if isinstance(v, float) and abs(v) >= 1.7e308:
+        return "G_MAXDOUBLE" if v > 0 else "-G_MAXDOUBLE"
+    if isinstance(v, float):
+        if v in (float("inf"), float("-inf")):
+            return "∞" if v > 0 else "-∞"
+        if abs(v) >= 1e15:
+            return "%.4g" % v
+        return ("%.6f" % v).rstrip("0").rstrip(".") if v != int(v) else "%d" % v
+    return str(v)
+
+
+def prop_type(GObject, Gst, spec):
+    t = spec.value_type
+    if t.is_a(GObject.TYPE_ENUM):
+        return "enum `%s`" % t.name
+    if t.is_a(GObject.TYPE_FLAGS):
+        return "flags `%s`" % t.name
+    return "`%s`" % t.name
+
+
+def prop_range(GObject, spec):
+    for attr in ("minimum", "maximum"):
+        if not hasattr(spec, attr):
+            return ""
+    lo, hi = spec.minimum, spec.maximum
+    return "%s – %s" % (fmt_num(lo), fmt_num(hi))
+
+
+def prop_default(GObject, Gst, spec):
+    t = spec.value_type
+    d = spec.default_value
+    if t.is_a(GObject.TYPE_ENUM):
+        try:
+            return "`%s`" % d.value_nick
+        except AttributeError:
+            return "`%s`" % d
+    if t == GObject.TYPE_BOOLEAN:
+        return "`%s`" % ("true" if d else "false")
+    if t == GObject.TYPE_STRING:
+        return "`\"%s\"`" % d if d is not None else "(none)"
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        return "`%s`" % fmt_num(d)
+    if d is None:
+        return "(none)"
+    return "`%s`" % d
+
+
+def enum_values(GObject, spec):
+    t = spec.value_type
+    if not t.is_a(GObject.TYPE_ENUM):
+        return ""
+    klass = spec.enum_class
+    vals = []
+    for v in sorted(klass.__enum_values__.values(), key=int):
+        vals.append("`%s`" % v.value_nick)
+    return ", ".join(vals)
+
+
+def flags_text(GObject, Gst, spec):
+    f = spec.flags
+    parts = []
+    if f & GObject.ParamFlags.READABLE and f & GObject.ParamFlags.WRITABLE:
+        parts.append("read/write")
+    elif f & GObject.ParamFlags.READABLE:
+        parts.append("read-only")
+    else:
+        parts.append("write-only")
+    if f & Gst.PARAM_CONTROLLABLE:
+        parts.append("controllable")
+    if f & Gst.PARAM_MUTABLE_READY:
+        parts.append("changeable in NULL/READY only")
+    elif f & Gst.PARAM_MUTABLE_PAUSED:
+        parts.append("changeable up to PAUSED")
+    elif f & Gst.PARAM_MUTABLE_PLAYING:
+        parts.append("changeable while PLAYING")
+    return ", ".join(parts)
+
+
+def cell(text):
+    return (text or "").replace("|", "\\|").replace("\n", " ").strip()
+
+
+def properties_table(GObject, Gst, specs, skip_owner_types):
+    lines = ["| property | type | range / values | default | flags | description |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for spec in sorted(specs, key=lambda s: s.name):
+        if spec.owner_type.name in skip_owner_types:
+            continue
+        values = enum_values(GObject, spec) or prop_range(GObject, spec)
+        lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
+            spec.name, prop_type(GObject, Gst, spec), cell(values),
+            prop_default(GObject, Gst, spec), flags_text(GObject, Gst, spec),
+            cell(spec.blurb)))
+    return lines
+
+
+# Properties every element inherits from GStreamer's own base classes: listed once, not per element.
+BASE_OWNERS = ("GstObject", "GstElement", "GstBin", "GstPipeline", "GstBaseTransform",
+               "GstAudioFilter")
+
+
+def describe_element(GObject, Gst, factory):
+    out = []
+    name = factory.get_name()
+    out.append("## `%s`" % name)
+    out.append("")
+    out.append("%s — %s" % (factory.get_metadata("long-name"),
+                            factory.get_metadata("description")))
+    out.append("")
+    out.append("- classification: `%s`" % factory.get_metadata("klass"))
+    out.append("- rank: %s" % ("none" if factory.get_rank() == 0 else factory.get_rank()))
+    element = factory.create(None)
+    gtype = element.__gtype__
+    chain = []
+    t = gtype
+    while t.name not in ("GInitiallyUnowned", "GObject"):
+        chain.append(t.name)
+        t = t.parent
+    out.append("- type: `%s`" % " → ".join(chain))
+    ifaces = sorted(i.name for i in gtype.interfaces)
+    if ifaces:
+        out.append("- interfaces: %s" % ", ".join("`%s`" % i for i in ifaces))
+    out.append("")
+    out.append("Pads:")
+    out.append("")
+    for tmpl in sorted(factory.get_static_pad_templates(), key=lambda p: p.name_template):
+        direction = tmpl.direction.value_nick
+        presence = tmpl.presence.value_nick
+        caps = tmpl.get_caps().to_string()
+        out.append("- `%s` (%s, %s): `%s`" % (tmpl.name_template, direction, presence, caps))
+    out.append("")
+    specs = GObject.list_properties(gtype)
+    out.append("Properties (besides `name` and `parent`%s):" % (
+        ", and the `GstBaseTransform` ones such as `qos`" if gtype.is_a(Gst.Element) and
+        any(s.owner_type.name == "GstBaseTransform" for s in specs) else
+        ", and the `GstBin` ones" if any(s.owner_type.name == "GstBin" for s in specs) else ""))
+    out.append("")
+    out.extend(properties_table(GObject, Gst, specs, BASE_OWNERS))
+    out.append("")
+    if isinstance(element, Gst.ChildProxy) and element.get_children_count() > 0:
+        child = element.get_child_by_index(0)
+        out.append("Child objects (`%s`, `%s`, …; %d by default), each with:" % (
+            child.get_name(), "…" if element.get_children_count() < 2 else
+            element.get_child_by_index(1).get_name(), element.get_children_count()))
+        out.append("")
+        out.extend(properties_table(GObject, Gst, GObject.list_properties(child.__gtype__),
+                                    BASE_OWNERS))
+        out.append("")
+    element.set_state(Gst.State.NULL)
+    return out
+
+
+def generate():
+    import gi
+
+    gi.require_version("Gst", "1.0")
+    from gi.repository import GObject, Gst
+
+    Gst.init(None)
+    reg = Gst.Registry.get()
+    plugin = reg.find_plugin(PLUGIN)
+    if plugin is None:
+        sys.exit("gen-elements-doc: the `%s` plugin was not found in %s"
+                 % (PLUGIN, os.environ["GST_PLUGIN_PATH_1_0"]))
+    features = reg.get_feature_list_by_plugin(PLUGIN)
+    factories = sorted((f for f in features if isinstance(f, Gst.ElementFactory)),
+                       key=lambda f: f.get_name())
+    tracers = sorted((f for f in features if isinstance(f, Gst.TracerFactory)),
+                     key=lambda f: f.get_name())
+    out = [
+        "# gst-fx element reference",
+        "",
+        "<!-- Generated by scripts/gen-elements-doc.py from the built plugin; do not edit. -->",
+        "<!-- Regenerate: scripts/gen-elements-doc.py (tests/python/test_elements_doc.py fails when stale). -->",
+        "",
+        "Plugin `%s`: %s. License %s." % (plugin.get_name(), plugin.get_description(),
+                                          plugin.get_license()),
+        "",
+        "Every element below also has the properties of GStreamer's base classes (`name`, "
+        "`parent`; `qos` for filters; `async-handling`, `message-forward` for bins), which are "
+        "not repeated. `gst-inspect-1.0 ELEMENT` shows the same information on a machine where "
+        "GStreamer finds the plugin (`export GST_PLUGIN_PATH_1_0=$PWD/build/gst`).",
+        "",
+        "| element | description |",
+        "| --- | --- |",
+    ]
+    for f in factories:
+        out.append("| [`%s`](#%s) | %s |" % (f.get_name(), f.get_name(),
+                                             cell(f.get_metadata("description"))))
+    out.append("")
+    for f in factories:
+        out.extend(describe_element(GObject, Gst, f))
+    if tracers:
+        out.append("## Tracers")
+        out.append("")
+        for t in tracers:
+            out.append("- `%s` (`%s`): enable with `GST_TRACERS=%s`; see docs/profiling.md."
+                       % (t.get_name(), t.get_tracer_type().name, t.get_name()))
+        out.append("")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"),
+                    help="meson build directory holding gst/libgstfx.so (default: build)")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--output", default=DEFAULT_OUTPUT, help="file to write (docs/elements.md)")
+    g.add_argument("--check", action="store_true", help="exit 1 if docs/elements.md is stale")
+    g.add_argument("--stdout", action="store_true", help="print instead of writing")
+    args = ap.parse_args()
+    reg = setup_env(args.build)
+    try:
+        text = generate()
+    finally:
+        if os.path.exists(reg):
+            os.unlink(reg)
+    if args.stdout:
+        sys.stdout.write(text)
+        return 0
+    if args.check:
+        try:
+            current = open(DEFAULT_OUTPUT, encoding="utf-8").read()
+        except FileNotFoundError:
+            current = None
+        if current != text:
+            sys.stderr.write("stale: docs/elements.md differs from the built plugin; run "
+                             "scripts/gen-elements-doc.py and commit the result\n")
+            return 1
+        return 0
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("wrote %s" % os.path.relpath(args.output, REPO))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
