@@ -4,7 +4,9 @@ The fenced ```sh blocks of the documents are extracted and each one is run with 
 pipefail) from the repository root; ```python blocks run with /usr/bin/python3. The README's
 quick-start block, which runs scripts/test.sh (this suite), is skipped. A block whose first line is `# needs: X` is skipped, with the
 reason, where X is missing: `gpu` (an NVIDIA device node), `batch` (`gst-fx batch --help`
-succeeds), `perf` (`perf stat -e task-clock true` works), `valgrind` (the program is installed).
+succeeds), `perf` (`perf stat -e task-clock true` works), `valgrind` (the program is installed),
+`parallel-ssh` (GNU parallel and a hosts.txt of ssh hosts). ```bash blocks show file contents (a
+Slurm script) and are not run.
 The outputs shown in the document are ```text blocks and are not run.
 
 Run as a script (`python3 tests/python/test_docs_commands.py [N]`) it prints each block's
@@ -69,6 +71,10 @@ def missing(need):
         return None if r.returncode == 0 else "perf cannot open events here"
     if need == "valgrind":
         return None if shutil.which("valgrind") else "valgrind is not installed"
+    if need == "parallel-ssh":
+        if not shutil.which("parallel"):
+            return "GNU parallel is not installed"
+        return None if os.path.exists(os.path.join(REPO, "hosts.txt")) else "no hosts.txt"
     return "unknown requirement %r" % need
 
 
