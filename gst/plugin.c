@@ -11,9 +11,11 @@
 #include "gstfxchain.h"
 #include "gstfxchebyshev1.h"
 #include "gstfxchebyshev2.h"
+#include "gstfxdelay.h"
 #include "gstfxelliptic.h"
 #include "gstfxgain.h"
 #include "gstfxlinkwitzriley.h"
+#include "gstfxreverb.h"
 #include "gstfxsos.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
@@ -29,6 +31,8 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxsos, plugin);
   ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxchain, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxdelay, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxreverb, plugin);
 
   return ret;
 }

@@ -1,0 +1,276 @@
+/* gst-fx — Freeverb-topology reverb. Pure C11, no GLib. See reverb.h for the exact processing.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include "reverb.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_fpmode.h"
+#include "ramp.h"
+
+/* Jezar's tunings at 44.1 kHz. */
+static const size_t comb_tuning[FX_REVERB_COMBS] = {1116, 1188, 1277, 1356, 1422, 1491, 1557, 1617};
+static const size_t allpass_tuning[FX_REVERB_ALLPASSES] = {556, 441, 341, 225};
+#define STEREO_SPREAD 23
+#define FIXED_GAIN 0.015
+#define SCALE_ROOM 0.28
+#define OFFSET_ROOM 0.7
+#define SCALE_DAMP 0.4
+#define ALLPASS_FEEDBACK 0.5
+#define BLOCK 256
+
+typedef struct {
+  double *buf;
+  size_t len, idx;
+} line_t;
+
+typedef struct {
+  line_t comb[FX_REVERB_COMBS];
+  double store[FX_REVERB_COMBS];
+  line_t allpass[FX_REVERB_ALLPASSES];
+} bank_t;
+
+struct fx_reverb {
+  int channels;
+  double rate;
+  bank_t *banks; /* one per channel: even channels use the left tunings, odd ones the right */
+  double *mem;
+  size_t mem_len; /* doubles in mem */
+  size_t ramp_len;
+  int fresh;
+  fx_ramp_t room, damp, mix, width;
+  /* per-block scratch */
+  double fb[BLOCK], d1[BLOCK], m[BLOCK], wd[BLOCK], in[BLOCK], acc[2][BLOCK];
+};
+
+size_t fx_reverb_scaled_length(size_t len_44k1, double rate)
+{
+  double v = floor((double) len_44k1 * rate / 44100.0 + 0.5);
+
+  return v >= 1.0 ? (size_t) v : 1;
+}
+
+/* Doubles of state of one bank; 0 on overflow. */
+static size_t bank_len(double rate, int right)
+{
+  size_t spread = right ? STEREO_SPREAD : 0, total = 0;
+
+  if (!(rate > 0.0) || !isfinite(rate) || rate > 1e12)
+    return 0;
+  for (int k = 0; k < FX_REVERB_COMBS; k++)
+    total += fx_reverb_scaled_length(comb_tuning[k] + spread, rate);
+  for (int k = 0; k < FX_REVERB_ALLPASSES; k++)
+    total += fx_reverb_scaled_length(allpass_tuning[k] + spread, rate);
+  return total;
+}
+
+size_t fx_reverb_bytes(int channels, double rate)
+{
+  size_t l = bank_len(rate, 0), r = bank_len(rate, 1), per_pair, n;
+
+  if (channels < 1 || l == 0)
+    return 0;
+  per_pair = l + r;
+  n = (size_t) channels / 2;
+  if (per_pair > SIZE_MAX / sizeof(double) / ((size_t) channels + 1))
+    return 0;
+  return (n * per_pair + ((size_t) channels % 2) * l) * sizeof(double) +
+         (size_t) channels * sizeof(bank_t);
+}
+
+fx_reverb_t *fx_reverb_new(int channels, double rate)
+{
+  fx_reverb_t *r;
+  size_t bytes = fx_reverb_bytes(channels, rate), off = 0;
+
+  if (bytes == 0)
+    return NULL;
+  r = calloc(1, sizeof(*r));
+  if (!r)
+    return NULL;
+  r->channels = channels;
+  r->rate = rate;
+  r->mem_len = (bytes - (size_t) channels * sizeof(bank_t)) / sizeof(double);
+  r->mem = calloc(r->mem_len, sizeof(double));
+  r->banks = calloc((size_t) channels, sizeof(bank_t));
+  if (!r->mem || !r->banks) {
+    fx_reverb_free(r);
+    return NULL;
+  }
+  for (int c = 0; c < channels; c++) {
+    bank_t *b = &r->banks[c];
+    size_t spread = (c % 2) ? STEREO_SPREAD : 0;
+    for (int k = 0; k < FX_REVERB_COMBS; k++) {
+      b->comb[k].len = fx_reverb_scaled_length(comb_tuning[k] + spread, rate);
+      b->comb[k].buf = r->mem + off;
+      off += b->comb[k].len;
+    }
+    for (int k = 0; k < FX_REVERB_ALLPASSES; k++) {
+      b->allpass[k].len = fx_reverb_scaled_length(allpass_tuning[k] + spread, rate);
+      b->allpass[k].buf = r->mem + off;
+      off += b->allpass[k].len;
+    }
+  }
+  r->ramp_len = (size_t) fmax(1.0, floor(FX_REVERB_RAMP_S * rate + 0.5));
+  fx_reverb_reset(r);
+  return r;
+}
+
+void fx_reverb_free(fx_reverb_t *r)
+{
+  if (!r)
+    return;
+  free(r->mem);
+  free(r->banks);
+  free(r);
+}
+
+void fx_reverb_reset(fx_reverb_t *r)
+{
+  memset(r->mem, 0, r->mem_len * sizeof(double));
+  for (int c = 0; c < r->channels; c++) {
+    bank_t *b = &r->banks[c];
+    for (int k = 0; k < FX_REVERB_COMBS; k++) {
+      b->comb[k].idx = 0;
+      b->store[k] = 0.0;
+    }
+    for (int k = 0; k < FX_REVERB_ALLPASSES; k++)
+      b->allpass[k].idx = 0;
+  }
+  r->fresh = 1;
+}
+
+static double clamp01(double v)
+{
+  return v > 1.0 ? 1.0 : (v >= 0.0 ? v : 0.0);
+}
+
+void fx_reverb_set(fx_reverb_t *r, double room_size, double damping, double mix, double width)
+{
+  room_size = clamp01(room_size);
+  damping = clamp01(damping);
+  mix = clamp01(mix);
+  width = clamp01(width);
+  if (r->fresh) {
+    fx_ramp_jump(&r->room, room_size);
+    fx_ramp_jump(&r->damp, damping);
+    fx_ramp_jump(&r->mix, mix);
+    fx_ramp_jump(&r->width, width);
+    r->fresh = 0;
+    return;
+  }
+  fx_ramp_set(&r->room, room_size, r->ramp_len);
+  fx_ramp_set(&r->damp, damping, r->ramp_len);
+  fx_ramp_set(&r->mix, mix, r->ramp_len);
+  fx_ramp_set(&r->width, width, r->ramp_len);
+}
+
+/* One bank over n frames of r->in: the 8 combs summed into acc, then the all-passes in place. */
+static void run_bank(fx_reverb_t *r, bank_t *b, double *acc, size_t n)
+{
+  const double *in = r->in, *fb = r->fb, *d1 = r->d1;
+
+  memset(acc, 0, n * sizeof(double));
+  for (int k = 0; k < FX_REVERB_COMBS; k++) {
+    double *buf = b->comb[k].buf, s = b->store[k];
+    size_t i = b->comb[k].idx, len = b->comb[k].len;
+    for (size_t j = 0; j < n; j++) {
+      double out = buf[i];
+      s = out * (1.0 - d1[j]) + s * d1[j];
+      buf[i] = in[j] + s * fb[j];
+      acc[j] += out;
+      if (++i == len)
+        i = 0;
+    }
+    b->store[k] = s;
+    b->comb[k].idx = i;
+  }
+  for (int k = 0; k < FX_REVERB_ALLPASSES; k++) {
+    double *buf = b->allpass[k].buf;
+    size_t i = b->allpass[k].idx, len = b->allpass[k].len;
+    for (size_t j = 0; j < n; j++) {
+      double v = buf[i], x = acc[j];
+      acc[j] = v - x;
+      buf[i] = x + ALLPASS_FEEDBACK * v;
+      if (++i == len)
+        i = 0;
+    }
+    b->allpass[k].idx = i;
+  }
+}
+
+#define FX_REVERB_PROCESS(NAME, T)                                                                 \
+  int NAME(fx_reverb_t *r, T *data, size_t frames)                                                 \
+  {                                                                                                \
+    const int C = r->channels;                                                                     \
+    double bad = 0.0;                                                                              \
+    fx_fpmode_t fpm;                                                                               \
+                                                                                                   \
+    if (r->fresh)                                                                                  \
+      fx_reverb_set(r, 0.5, 0.5, 0.0, 1.0);                                                        \
+    fpmode_enter(&fpm);                                                                            \
+    for (size_t start = 0; start < frames; start += BLOCK) {                                       \
+      size_t n = frames - start < BLOCK ? frames - start : BLOCK;                                  \
+      T *blk = data + start * (size_t) C;                                                          \
+      for (size_t j = 0; j < n; j++) {                                                             \
+        r->fb[j] = OFFSET_ROOM + SCALE_ROOM * fx_ramp_next(&r->room);                              \
+        r->d1[j] = SCALE_DAMP * fx_ramp_next(&r->damp);                                            \
+        r->m[j] = fx_ramp_next(&r->mix);                                                           \
+        r->wd[j] = fx_ramp_next(&r->width);                                                        \
+      }                                                                                            \
+      for (int c = 0; c < C; c += 2) {                                                             \
+        T *x = blk + c;                                                                            \
+        if (c + 1 < C) {                                                                           \
+          for (size_t j = 0; j < n; j++) {                                                         \
+            r->in[j] = ((double) x[j * C] + (double) x[j * C + 1]) * FIXED_GAIN;                   \
+            bad += r->in[j] * 0.0;                                                                 \
+          }                                                                                        \
+          run_bank(r, &r->banks[c], r->acc[0], n);                                                 \
+          run_bank(r, &r->banks[c + 1], r->acc[1], n);                                             \
+          for (size_t j = 0; j < n; j++) {                                                         \
+            double m = r->m[j], w1 = 0.5 * (1.0 + r->wd[j]), w2 = 0.5 * (1.0 - r->wd[j]);          \
+            double wl = r->acc[0][j], wr = r->acc[1][j];                                           \
+            x[j * C] = (T) ((1.0 - m) * (double) x[j * C] + m * (wl * w1 + wr * w2));              \
+            x[j * C + 1] = (T) ((1.0 - m) * (double) x[j * C + 1] + m * (wr * w1 + wl * w2));      \
+          }                                                                                        \
+        } else {                                                                                   \
+          for (size_t j = 0; j < n; j++) {                                                         \
+            r->in[j] = 2.0 * (double) x[j * C] * FIXED_GAIN;                                       \
+            bad += r->in[j] * 0.0;                                                                 \
+          }                                                                                        \
+          run_bank(r, &r->banks[c], r->acc[0], n);                                                 \
+          for (size_t j = 0; j < n; j++)                                                           \
+            x[j * C] = (T) ((1.0 - r->m[j]) * (double) x[j * C] + r->m[j] * r->acc[0][j]);         \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    fpmode_leave(&fpm);                                                                            \
+    if (isnan(bad)) {                                                                              \
+      int fresh = r->fresh;                                                                        \
+      fx_reverb_reset(r);                                                                          \
+      r->fresh = fresh;                                                                            \
+      return 1;                                                                                    \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+
+FX_REVERB_PROCESS(fx_reverb_process_f32, float)
+FX_REVERB_PROCESS(fx_reverb_process_f64, double)
+
+double fx_reverb_tail_bound(const fx_reverb_t *r)
+{
+  double m = 0.0;
+
+  for (size_t i = 0; i < r->mem_len; i++)
+    m = fmax(m, fabs(r->mem[i]));
+  for (int c = 0; c < r->channels; c++)
+    for (int k = 0; k < FX_REVERB_COMBS; k++)
+      m = fmax(m, fabs(r->banks[c].store[k]));
+  /* The combs never grow their content with silent input (|fb| < 1, damping is a convex mix), so
+   * each comb output stays <= m and their sum <= 8 m. An all-pass fed with |x| <= a whose buffer
+   * holds <= B keeps its buffer <= max(B, 2a) and outputs <= a + max(B, 2a): 8m -> 24m -> 72m ->
+   * 216m -> 648m. The wet mix is a convex combination scaled by mix <= 1. */
+  return 648.0 * m;
+}
