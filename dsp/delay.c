@@ -276,5 +276,7 @@ double fx_delay_tail_bound(const fx_delay_t *d)
     for (int c = 0; c < C; c++)
       m = fmax(m, fabs(r[c]));
   }
-  return m;
+  /* With silent input every future output is mix * tap, and mix only moves between its current
+   * value and its target. */
+  return m * fmax(fabs(d->mix.cur), fabs(d->mix.target));
 }

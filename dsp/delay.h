@@ -71,8 +71,9 @@ void fx_delay_set(fx_delay_t *d, double delay_ms, double feedback, double mix, i
 int fx_delay_process_f32(fx_delay_t *d, float *data, size_t frames);
 int fx_delay_process_f64(fx_delay_t *d, double *data, size_t frames);
 
-/* An upper bound of |y| for every future frame while the input is silent: the largest magnitude
- * in the part of the line that can still be read. The echo tail is over once it is small. */
+/* An upper bound of |y| for every future frame while the input is silent: mix times the largest
+ * magnitude in the part of the line that can still be read (feedback < 1 never grows it). The
+ * echo tail is over once it is small. */
 double fx_delay_tail_bound(const fx_delay_t *d);
 
 #ifdef __cplusplus
