@@ -38,7 +38,7 @@ C = 2
 CONFIGS = [
     ("identity", "identity", None),
     ("fxreverb", "fxreverb room-size=0.5 damping=0.5 width=1 mix=0.3", "freeverb"),
-    ("freeverb", "freeverb room-size=0.5 damping=0.5 pan-width=1 level=0.3", None),
+    ("freeverb", "freeverb room-size=0.5 damping=0.5 width=1 level=0.3", None),
     ("fxdelay", "fxdelay delay=250 feedback=0.35 mix=0.5 max-delay=1000", "audioecho"),
     ("audioecho", "audioecho delay=250000000 max-delay=1000000000 intensity=0.5 feedback=0.35",
      None),

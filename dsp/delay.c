@@ -215,17 +215,61 @@ static inline void read_taps(fx_delay_t *d)
     d->d_cur = d->d_next;
 }
 
+/* Nothing is moving: no ramp, no crossfade, no ping-pong. */
+static inline int steady(const fx_delay_t *d)
+{
+  return d->feedback.left == 0 && d->mix.left == 0 && d->pp.left == 0 && d->pp.cur == 0.0 &&
+         d->fade_left == 0 && d->d_target == d->d_cur;
+}
+
+/* Frames that can go through the steady path at once: contiguous in the ring for the write row
+ * and both read rows, and at most floor(D) so that no frame reads what the same run writes. */
+static inline size_t steady_run(const fx_delay_t *d, size_t want)
+{
+  size_t i = (size_t) d->d_cur;
+  size_t ra = (d->w - i) & d->mask, rb = (d->w - i - 1) & d->mask;
+  size_t run = want < i ? want : i;
+
+  if (run > d->size - d->w)
+    run = d->size - d->w;
+  if (run > d->size - ra)
+    run = d->size - ra;
+  if (run > d->size - rb)
+    run = d->size - rb;
+  return run;
+}
+
 #define FX_DELAY_PROCESS(NAME, T)                                                                  \
   int NAME(fx_delay_t *d, T *data, size_t frames)                                                  \
   {                                                                                                \
     const int C = d->channels;                                                                     \
     double bad = 0.0;                                                                              \
+    int bad_steady = 0;                                                                            \
+    size_t n = 0;                                                                                  \
     fx_fpmode_t fpm;                                                                               \
                                                                                                    \
     if (d->fresh)                                                                                  \
       fx_delay_set(d, 1000.0 * d->d_target / d->rate, 0.0, 0.0, 0);                                \
     fpmode_enter(&fpm);                                                                            \
-    for (size_t n = 0; n < frames; n++) {                                                          \
+    while (n < frames) {                                                                           \
+      if (steady(d)) {                                                                             \
+        /* the same arithmetic as the per-frame path, over contiguous interleaved samples */       \
+        size_t i = (size_t) d->d_cur, run = steady_run(d, frames - n);                             \
+        size_t len = run * (size_t) C;                                                             \
+        const double f = d->d_cur - (double) i, fb = d->feedback.cur, mix = d->mix.cur;            \
+        const double *A = row(d, i), *B = row(d, i + 1);                                           \
+        double *W = d->line + d->w * (size_t) C;                                                   \
+        T *X = data + n * (size_t) C;                                                              \
+        for (size_t e = 0; e < len; e++) {                                                         \
+          double xc = X[e], t = A[e] + f * (B[e] - A[e]), v = xc + fb * t;                         \
+          W[e] = v;                                                                                \
+          bad_steady |= v * 0.0 != 0.0;                                                            \
+          X[e] = (T) ((1.0 - mix) * xc + mix * t);                                                 \
+        }                                                                                          \
+        d->w = (d->w + run) & d->mask;                                                             \
+        n += run;                                                                                  \
+        continue;                                                                                  \
+      }                                                                                            \
       T *x = data + n * (size_t) C;                                                                \
       double *out = d->line + d->w * (size_t) C;                                                   \
       double fb = fx_ramp_next(&d->feedback);                                                      \
@@ -248,9 +292,10 @@ static inline void read_taps(fx_delay_t *d)
         }                                                                                          \
       }                                                                                            \
       d->w = (d->w + 1) & d->mask;                                                                 \
+      n++;                                                                                         \
     }                                                                                              \
     fpmode_leave(&fpm);                                                                            \
-    if (isnan(bad)) {                                                                              \
+    if (isnan(bad) || bad_steady) {                                                                \
       size_t w = d->w;                                                                             \
       memset(d->line, 0, d->size *(size_t) C * sizeof(double));                                    \
       d->w = w;                                                                                    \

@@ -167,26 +167,79 @@ void fx_reverb_set(fx_reverb_t *r, double room_size, double damping, double mix,
   fx_ramp_set(&r->width, width, r->ramp_len);
 }
 
-/* One bank over n frames of r->in: the 8 combs summed into acc, then the all-passes in place. */
-static void run_bank(fx_reverb_t *r, bank_t *b, double *acc, size_t n)
+/* The combs of nb banks (1 or 2, fed the same input) over n frames of r->in, summed per bank
+ * into acc[b]. All combs advance together sample by sample, so that their independent
+ * recursions overlap (one comb alone would be bound by the latency of its damping filter); the
+ * frames go in runs in which no comb's index wraps. */
+static void run_combs(fx_reverb_t *r, bank_t **banks, int nb, size_t n)
 {
   const double *in = r->in, *fb = r->fb, *d1 = r->d1;
+  size_t j = 0;
 
-  memset(acc, 0, n * sizeof(double));
-  for (int k = 0; k < FX_REVERB_COMBS; k++) {
-    double *buf = b->comb[k].buf, s = b->store[k];
-    size_t i = b->comb[k].idx, len = b->comb[k].len;
-    for (size_t j = 0; j < n; j++) {
-      double out = buf[i];
-      s = out * (1.0 - d1[j]) + s * d1[j];
-      buf[i] = in[j] + s * fb[j];
-      acc[j] += out;
-      if (++i == len)
-        i = 0;
+  while (j < n) {
+    size_t run = n - j;
+    double *p[2][FX_REVERB_COMBS];
+    double s[2][FX_REVERB_COMBS];
+
+    for (int b = 0; b < nb; b++)
+      for (int k = 0; k < FX_REVERB_COMBS; k++) {
+        line_t *l = &banks[b]->comb[k];
+        if (run > l->len - l->idx)
+          run = l->len - l->idx;
+        p[b][k] = l->buf + l->idx;
+        s[b][k] = banks[b]->store[k];
+      }
+    for (int b = 0; b < nb; b++) {
+      double *acc = r->acc[b] + j;
+      const double *u = in + j, *g = fb + j, *dd = d1 + j;
+      double s0 = s[b][0], s1 = s[b][1], s2 = s[b][2], s3 = s[b][3];
+      double s4 = s[b][4], s5 = s[b][5], s6 = s[b][6], s7 = s[b][7];
+      double *p0 = p[b][0], *p1 = p[b][1], *p2 = p[b][2], *p3 = p[b][3];
+      double *p4 = p[b][4], *p5 = p[b][5], *p6 = p[b][6], *p7 = p[b][7];
+      for (size_t t = 0; t < run; t++) {
+        double damp1 = dd[t], damp2 = 1.0 - damp1, fbt = g[t], ut = u[t], o, sum;
+#define FX_COMB(P, S)                                                                              \
+  o = P[t];                                                                                        \
+  S = o * damp2 + S * damp1;                                                                       \
+  P[t] = ut + S * fbt;
+        FX_COMB(p0, s0)
+        sum = o;
+        FX_COMB(p1, s1)
+        sum += o;
+        FX_COMB(p2, s2)
+        sum += o;
+        FX_COMB(p3, s3)
+        sum += o;
+        FX_COMB(p4, s4)
+        sum += o;
+        FX_COMB(p5, s5)
+        sum += o;
+        FX_COMB(p6, s6)
+        sum += o;
+        FX_COMB(p7, s7)
+        sum += o;
+#undef FX_COMB
+        acc[t] = sum;
+      }
+      s[b][0] = s0, s[b][1] = s1, s[b][2] = s2, s[b][3] = s3;
+      s[b][4] = s4, s[b][5] = s5, s[b][6] = s6, s[b][7] = s7;
     }
-    b->store[k] = s;
-    b->comb[k].idx = i;
+    for (int b = 0; b < nb; b++)
+      for (int k = 0; k < FX_REVERB_COMBS; k++) {
+        line_t *l = &banks[b]->comb[k];
+        banks[b]->store[k] = s[b][k];
+        l->idx += run;
+        if (l->idx == l->len)
+          l->idx = 0;
+      }
+    j += run;
   }
+}
+
+/* The all-passes of one bank, in place over acc (a sample's all-pass output depends on inputs at
+ * least one delay length back, so a whole run goes through one all-pass before the next). */
+static void run_allpasses(bank_t *b, double *acc, size_t n)
+{
   for (int k = 0; k < FX_REVERB_ALLPASSES; k++) {
     double *buf = b->allpass[k].buf;
     size_t i = b->allpass[k].idx, len = b->allpass[k].len;
@@ -227,8 +280,10 @@ static void run_bank(fx_reverb_t *r, bank_t *b, double *acc, size_t n)
             r->in[j] = ((double) x[j * C] + (double) x[j * C + 1]) * FIXED_GAIN;                   \
             bad += r->in[j] * 0.0;                                                                 \
           }                                                                                        \
-          run_bank(r, &r->banks[c], r->acc[0], n);                                                 \
-          run_bank(r, &r->banks[c + 1], r->acc[1], n);                                             \
+          bank_t *pair[2] = {&r->banks[c], &r->banks[c + 1]};                                      \
+          run_combs(r, pair, 2, n);                                                                \
+          run_allpasses(pair[0], r->acc[0], n);                                                    \
+          run_allpasses(pair[1], r->acc[1], n);                                                    \
           for (size_t j = 0; j < n; j++) {                                                         \
             double m = r->m[j], w1 = 0.5 * (1.0 + r->wd[j]), w2 = 0.5 * (1.0 - r->wd[j]);          \
             double wl = r->acc[0][j], wr = r->acc[1][j];                                           \
@@ -240,7 +295,9 @@ static void run_bank(fx_reverb_t *r, bank_t *b, double *acc, size_t n)
             r->in[j] = 2.0 * (double) x[j * C] * FIXED_GAIN;                                       \
             bad += r->in[j] * 0.0;                                                                 \
           }                                                                                        \
-          run_bank(r, &r->banks[c], r->acc[0], n);                                                 \
+          bank_t *one[1] = {&r->banks[c]};                                                         \
+          run_combs(r, one, 1, n);                                                                 \
+          run_allpasses(one[0], r->acc[0], n);                                                     \
           for (size_t j = 0; j < n; j++)                                                           \
             x[j * C] = (T) ((1.0 - r->m[j]) * (double) x[j * C] + r->m[j] * r->acc[0][j]);         \
         }                                                                                          \
