@@ -304,3 +304,23 @@ def test_nonfinite_input_resets():
     assert np.all(np.isfinite(y[1000:]))
     ref = ref_reverb(x[1000:], rate, mix=0.5, total=y.shape[0] - 1000)
     check_close(y[1000:], ref, np.float64, "after Inf")
+
+
+def test_inside_fxchain_as_opaque_stage():
+    rate = 16000
+    x = noise(3000, 2, seed=27)
+    alone = run_pipeline(desc_of(mix=0.4), x, rate, split="random").y
+    res = run_pipeline('fxchain chain="fxgain gain=0 ! %s ! fxgain gain=0"'
+                       % desc_of(mix=0.4).replace("name=fx ", ""), x, rate, split="random")
+    assert not res.errors, res.error_text()
+    assert res.y.shape == alone.shape
+    assert rel_err(res.y, alone) <= 1e-12
+
+
+def test_renegotiation_rescales():
+    """A new rate mid-stream: the delay lengths are rescaled and the state starts afresh."""
+    x1, x2 = noise(2000, 2, seed=28), noise(3000, 2, seed=29)
+    res = run_pipeline(desc_of(mix=0.5), [(x1, 44100), (x2, 8000)], split=500)
+    assert not res.errors and len(res.pieces) == 2
+    ref2 = ref_reverb(x2, 8000, mix=0.5, total=res.pieces[1].shape[0])
+    check_close(res.pieces[1], ref2, np.float64, "after renegotiation")
