@@ -38,14 +38,17 @@ C = 2
 CONFIGS = [
     ("identity", "identity", None),
     ("fxreverb", "fxreverb room-size=0.5 damping=0.5 width=1 mix=0.3", "freeverb"),
-    ("freeverb", "freeverb room-size=0.5 damping=0.5 width=1 level=0.3", None),
+    ("freeverb", "freeverb room-size=0.5 damping=0.2 width=1 level=0.3", None),
     ("fxdelay", "fxdelay delay=250 feedback=0.35 mix=0.5 max-delay=1000", "audioecho"),
     ("audioecho", "audioecho delay=250000000 max-delay=1000000000 intensity=0.5 feedback=0.35",
      None),
 ]
 SETTINGS_NOTE = {
-    "fxreverb": "Freeverb, double precision; mix 0.3 = stock level 0.3",
-    "freeverb": "gst-plugins-bad freeverb (float)",
+    "fxreverb": "Jezar's Freeverb in double precision (both banks fed the channel sum); "
+                "mix 0.3 = the stock level 0.3 (wet gain mix, dry gain 1 - mix)",
+    "freeverb": "gst-plugins-bad freeverb (float; no 0.4 damping scale, so its damping 0.2 = "
+                "our 0.5; each bank is fed its own channel, not the sum, so the outputs differ "
+                "by design; the work per frame is the same: 16 combs + 8 all-passes)",
     "fxdelay": "250 ms, feedback 0.35, mix 0.5, linear interpolation, 20 ms ramps",
     "audioecho": "gst-plugins-good audioecho, 250 ms, feedback 0.35, intensity 0.5",
 }
