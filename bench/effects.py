@@ -154,7 +154,7 @@ def main():
                              platform.processor() or platform.machine(), os.cpu_count(),
                              " ".join("%.2f" % v for v in load0),
                              " ".join("%.2f" % v for v in os.getloadavg())))
-    lines.append("- commit %s, build %s; GStreamer %s" % (commit, os.environ.get(
+    lines.append("- commit %s, build %s; %s" % (commit, os.environ.get(
         "FX_BENCH_BUILD", "?"), Gst.version_string()))
     lines.append("- workload: %.0f s of stereo F32LE %d Hz white noise (σ = 0.1), %d frames, "
                  "%d-frame buffers; `filesrc ! queue ! rawaudioparse ! X ! fakesink sync=false`; "
