@@ -112,7 +112,10 @@ fx_delay_t *fx_delay_new(int channels, double rate, double max_delay_ms)
     return NULL;
   }
   d->ramp_len = (size_t) fmax(1.0, floor(FX_DELAY_RAMP_S * rate + 0.5));
-  fx_delay_reset(d);
+  /* the line is zero from calloc: leave its pages untouched until they are used */
+  d->w = 0;
+  d->fresh = 1;
+  d->fade_left = 0;
   return d;
 }
 

@@ -114,7 +114,7 @@ fx_reverb_t *fx_reverb_new(int channels, double rate)
     }
   }
   r->ramp_len = (size_t) fmax(1.0, floor(FX_REVERB_RAMP_S * rate + 0.5));
-  fx_reverb_reset(r);
+  r->fresh = 1; /* the state is zero from calloc */
   return r;
 }
 

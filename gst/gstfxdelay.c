@@ -300,27 +300,28 @@ static gboolean gst_fx_delay_setup(GstAudioFilter *filter, const GstAudioInfo *i
   gsize bytes;
 
   if (ms > s.max_delay_ms) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL),
-                      ("%s: a delay of %g ms exceeds max-delay (%g ms); raise max-delay (in "
-                       "READY) or shorten the delay",
-                       from, ms, s.max_delay_ms));
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                      ("%s: a delay of %g ms exceeds max-delay (%g ms)", from, ms, s.max_delay_ms),
+                      ("raise max-delay (in READY) or shorten the delay"));
     return FALSE;
   }
   bytes = fx_delay_bytes(channels, rate, s.max_delay_ms);
   if (bytes == 0 || bytes > MAX_LINE_BYTES) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
                       ("max-delay: a line of %g ms at %d Hz x %d channels takes %.0f MiB, over "
-                       "the limit of %.0f MiB; lower max-delay",
+                       "the limit of %.0f MiB",
                        s.max_delay_ms, rate, channels,
                        (double) s.max_delay_ms / 1000.0 * rate * channels * 8.0 / 1048576.0,
-                       (double) MAX_LINE_BYTES / 1048576.0));
+                       (double) MAX_LINE_BYTES / 1048576.0),
+                      ("lower max-delay"));
     return FALSE;
   }
   fx_delay_free(self->dsp);
   self->dsp = fx_delay_new(channels, rate, s.max_delay_ms);
   if (!self->dsp) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
-                      ("cannot allocate a delay line of %" G_GSIZE_FORMAT " bytes", bytes));
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
+                      ("cannot allocate a delay line of %" G_GSIZE_FORMAT " bytes", bytes),
+                      ("lower max-delay"));
     return FALSE;
   }
   self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
@@ -362,9 +363,10 @@ static void gst_fx_delay_before_transform(GstBaseTransform *trans, GstBuffer *bu
   ms = requested_ms(&s, &from);
   if (ms > fx_delay_max_ms(self->dsp)) {
     if (ms != self->refused_ms)
-      GST_ELEMENT_WARNING(self, STREAM, FAILED, (NULL),
-                          ("%s: a delay of %g ms exceeds max-delay (%g ms); keeping %g ms", from,
-                           ms, fx_delay_max_ms(self->dsp), self->applied_ms));
+      GST_ELEMENT_WARNING(
+          self, LIBRARY, SETTINGS,
+          ("%s: a delay of %g ms exceeds max-delay (%g ms)", from, ms, fx_delay_max_ms(self->dsp)),
+          ("parameter change refused; the delay stays at %g ms", self->applied_ms));
     self->refused_ms = ms;
     ms = self->applied_ms;
   } else {

@@ -180,16 +180,17 @@ static gboolean gst_fx_reverb_setup(GstAudioFilter *filter, const GstAudioInfo *
   gsize bytes = fx_reverb_bytes(channels, rate);
 
   if (bytes == 0 || bytes > MAX_STATE_BYTES) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
                       ("reverb state for %d channels at %d Hz is over the limit of %.0f MiB",
-                       channels, rate, (double) MAX_STATE_BYTES / 1048576.0));
+                       channels, rate, (double) MAX_STATE_BYTES / 1048576.0),
+                      (NULL));
     return FALSE;
   }
   fx_reverb_free(self->dsp);
   self->dsp = fx_reverb_new(channels, rate);
   if (!self->dsp) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
-                      ("cannot allocate %" G_GSIZE_FORMAT " bytes of reverb state", bytes));
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
+                      ("cannot allocate %" G_GSIZE_FORMAT " bytes of reverb state", bytes), (NULL));
     return FALSE;
   }
   self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;

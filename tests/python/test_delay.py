@@ -577,3 +577,11 @@ def test_properties_from_another_thread():
         stop.set()
     assert not res.errors and res.eos
     assert np.all(np.isfinite(res.y)) and np.max(np.abs(res.y)) < 20
+
+
+def test_line_too_large_is_an_error():
+    """A line of max-delay x rate x channels beyond the limit (2 GiB) fails negotiation with an
+    error naming max-delay, instead of exhausting memory."""
+    res = run_pipeline("fxdelay max-delay=60000 delay=10", noise(16, 1024), 384000,
+                       expect_error=True)
+    assert res.errors and "max-delay" in res.error_text(), res.error_text()
