@@ -236,21 +236,28 @@ static void run_combs(fx_reverb_t *r, bank_t **banks, int nb, size_t n)
   }
 }
 
-/* The all-passes of one bank, in place over acc (a sample's all-pass output depends on inputs at
- * least one delay length back, so a whole run goes through one all-pass before the next). */
+/* The all-passes of one bank, in place over acc: one all-pass after the other over the block
+ * (they are in series), each in runs in which its index does not wrap. */
 static void run_allpasses(bank_t *b, double *acc, size_t n)
 {
   for (int k = 0; k < FX_REVERB_ALLPASSES; k++) {
-    double *buf = b->allpass[k].buf;
-    size_t i = b->allpass[k].idx, len = b->allpass[k].len;
-    for (size_t j = 0; j < n; j++) {
-      double v = buf[i], x = acc[j];
-      acc[j] = v - x;
-      buf[i] = x + ALLPASS_FEEDBACK * v;
-      if (++i == len)
-        i = 0;
+    line_t *l = &b->allpass[k];
+    size_t j = 0;
+    while (j < n) {
+      size_t run = n - j;
+      double *buf = l->buf + l->idx, *a = acc + j;
+      if (run > l->len - l->idx)
+        run = l->len - l->idx;
+      for (size_t t = 0; t < run; t++) {
+        double v = buf[t], x = a[t];
+        a[t] = v - x;
+        buf[t] = x + ALLPASS_FEEDBACK * v;
+      }
+      l->idx += run;
+      if (l->idx == l->len)
+        l->idx = 0;
+      j += run;
     }
-    b->allpass[k].idx = i;
   }
 }
 
