@@ -550,6 +550,7 @@ def test_properties_from_another_thread():
     """Properties hammered from another thread while streaming: no crash, no error, and the
     output stays finite and bounded."""
     import threading
+    import time
 
     x = noise(48000, 2, seed=17)
     stop = threading.Event()
@@ -565,13 +566,14 @@ def test_properties_from_another_thread():
                 fx.set_property("mix", (k % 7) / 6.0)
                 fx.set_property("ping-pong", bool(k % 2))
                 k += 1
+                time.sleep(0.0002)  # let the pushing thread have the GIL too
 
         t = threading.Thread(target=hammer, daemon=True)
         t.start()
         pipe._hammer = t
 
     try:
-        res = run_pipeline("fxdelay name=fx max-delay=100", x, 48000, split=64,
+        res = run_pipeline("fxdelay name=fx max-delay=100", x, 48000, split=256,
                            configure=configure)
     finally:
         stop.set()
