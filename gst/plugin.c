@@ -11,11 +11,13 @@
 #include "gstfxchain.h"
 #include "gstfxchebyshev1.h"
 #include "gstfxchebyshev2.h"
+#include "gstfxdelay.h"
 #include "gstfxelliptic.h"
 #include "gstfxeq.h"
 #include "gstfxgain.h"
 #include "gstfxprof.h"
 #include "gstfxlinkwitzriley.h"
+#include "gstfxreverb.h"
 #include "gstfxsos.h"
 #include "gstfxcompressor.h"
 #include "gstfxgate.h"
@@ -42,6 +44,8 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxnormalize, plugin);
   /* The profiling tracer (GST_TRACERS=fxprof). */
   ret |= gst_fx_prof_register(plugin);
+  ret |= GST_ELEMENT_REGISTER(fxdelay, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxreverb, plugin);
 
   return ret;
 }
