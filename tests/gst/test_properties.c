@@ -4,11 +4,17 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fxtest.h"
 
-static const char *elements[] = {"fxbutterworth",   "fxchebyshev1", "fxchebyshev2", "fxelliptic",
-                                 "fxlinkwitzriley", "fxbiquad",     "fxsos",        "fxgain"};
+static const char *elements[] = {
+    "fxbutterworth", "fxchebyshev1", "fxchebyshev2", "fxelliptic", "fxlinkwitzriley",
+    "fxbiquad",      "fxsos",        "fxgain",       "fxeq",       "fxcompressor",
+    "fxgate",        "fxlimiter",    "fxnormalize",  "fxdelay",    "fxreverb"};
 
-/* Properties that are settings of the processing backend, not DSP parameters. */
-static const char *non_dsp[] = {"device", "precision", "scan-threshold", "cuda-graphs", NULL};
+/* Properties that are settings of the processing backend, or structural settings that change
+ * only in NULL/READY (band count, look-ahead and its channel linking, buffer bounds), not DSP
+ * parameters. */
+static const char *non_dsp[] = {"device",    "precision",  "scan-threshold", "cuda-graphs",
+                                "num-bands", "look-ahead", "link",           "max-duration",
+                                "max-delay", NULL};
 
 static gboolean is_kebab(const char *name)
 {

@@ -39,6 +39,13 @@ FX_ELEMENTS = (
     "fxbiquad",
     "fxsos",
     "fxgain",
+    "fxeq",
+    "fxcompressor",
+    "fxgate",
+    "fxlimiter",
+    "fxnormalize",
+    "fxdelay",
+    "fxreverb",
 )
 
 
