@@ -1,0 +1,257 @@
+/* gst-fx — the FIR engine for one sample type, included twice by fir.c with FIR_T (float or
+ * double), FIR_SUF (f32 or f64) and FIR_FFTW(x) (fftwf_x or fftw_x) defined. Internal.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+#define FE_CAT2(a, b) a##_##b
+#define FE_CAT(a, b) FE_CAT2(a, b)
+#define FE(x) FE_CAT(x, FIR_SUF)
+
+/* One FFT level: block B, P partitions of the kernel segment [B, B + P*B) ∩ [B, end). Its
+ * output for input block m (available when block m is complete) is the segment's contribution to
+ * output block m + 1, because the segment starts B taps in. */
+typedef struct {
+  size_t B, P, S;         /* block, partitions, spectrum stride (>= B + 1, 64-byte multiple) */
+  size_t pos;             /* frames of the current block received */
+  size_t slot;            /* ring slot the next spectrum goes to */
+  const fir_plan_t *plan; /* size 2B */
+  FIR_T *H;               /* P spectra of the segment (re S, im S each), scaled by 1/(2B) */
+  FIR_T **in2;            /* per channel: previous and current input block (2B) */
+  FIR_T **X;              /* per channel: ring of P input spectra (re S, im S each) */
+  FIR_T **out;            /* per channel: this level's contribution to the current block */
+} FE(fir_level_t);
+
+typedef struct {
+  int channels, nlev;
+  size_t nh;      /* taps done directly (head) */
+  FIR_T *hr;      /* head taps reversed */
+  FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
+  FIR_T *y;       /* one channel's output for a chunk */
+  FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, 2B samples */
+  FE(fir_level_t) lev[32];
+  void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
+  void (*cmac)(FIR_T *, FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *,
+               size_t);
+} FE(fir_impl_t);
+
+static FIR_T *FE(fir_alloc)(size_t n)
+{
+  FIR_T *p = FIR_FFTW(malloc)((n ? n : 1) * sizeof(FIR_T));
+  if (p)
+    memset(p, 0, (n ? n : 1) * sizeof(FIR_T));
+  return p;
+}
+
+static FIR_T **FE(fir_alloc_per_channel)(int channels, size_t n)
+{
+  FIR_T **a = calloc((size_t) channels, sizeof *a);
+  if (!a)
+    return NULL;
+  for (int c = 0; c < channels; c++) {
+    a[c] = FE(fir_alloc)(n);
+    if (!a[c]) {
+      for (int k = 0; k < c; k++)
+        FIR_FFTW(free)(a[k]);
+      free(a);
+      return NULL;
+    }
+  }
+  return a;
+}
+
+static void FE(fir_free_per_channel)(FIR_T **a, int channels)
+{
+  if (!a)
+    return;
+  for (int c = 0; c < channels; c++)
+    FIR_FFTW(free)(a[c]);
+  free(a);
+}
+
+static void FE(fir_destroy)(void *impl)
+{
+  FE(fir_impl_t) *f = impl;
+
+  if (!f)
+    return;
+  FIR_FFTW(free)(f->hr);
+  FE(fir_free_per_channel)(f->work, f->channels);
+  FIR_FFTW(free)(f->y);
+  FIR_FFTW(free)(f->Y);
+  FIR_FFTW(free)(f->tmp);
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    FIR_FFTW(free)(L->H);
+    FE(fir_free_per_channel)(L->in2, f->channels);
+    FE(fir_free_per_channel)(L->X, f->channels);
+    FE(fir_free_per_channel)(L->out, f->channels);
+  }
+  free(f);
+}
+
+static void FE(fir_reset)(void *impl)
+{
+  FE(fir_impl_t) *f = impl;
+
+  for (int c = 0; c < f->channels; c++)
+    memset(f->work[c], 0, (f->nh - 1 + FIR_CHUNK) * sizeof(FIR_T));
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    L->pos = 0;
+    L->slot = 0;
+    for (int c = 0; c < f->channels; c++) {
+      memset(L->in2[c], 0, 2 * L->B * sizeof(FIR_T));
+      memset(L->X[c], 0, 2 * L->P * L->S * sizeof(FIR_T));
+      memset(L->out[c], 0, L->B * sizeof(FIR_T));
+    }
+  }
+}
+
+/* Input block complete for channel c of level L: spectrum into the ring, the sum over the
+ * partitions, back to time: the level's output for the next block. */
+static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
+{
+  size_t B = L->B, nb = B + 1, S = L->S, slot = L->slot;
+  FIR_T *x = L->X[c], *Y = f->Y;
+
+  FIR_FFTW(execute_split_dft_r2c)(L->plan->r2c, L->in2[c], x + 2 * slot * S, x + 2 * slot * S + S);
+  memset(Y, 0, 2 * S * sizeof(FIR_T));
+  for (size_t p = 0; p < L->P; p++) {
+    const FIR_T *h = L->H + 2 * p * S, *xq = x + 2 * ((slot + L->P - p) % L->P) * S;
+    f->cmac(Y, Y + S, h, h + S, xq, xq + S, nb);
+  }
+  FIR_FFTW(execute_split_dft_c2r)(L->plan->c2r, Y, Y + S, f->tmp);
+  memcpy(L->out[c], f->tmp + B, B * sizeof(FIR_T));
+  memcpy(L->in2[c], L->in2[c] + B, B * sizeof(FIR_T));
+}
+
+/* frames <= FIR_CHUNK, and no level boundary inside (except at the end). */
+static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_t frames)
+{
+  int C = f->channels;
+  size_t nh1 = f->nh - 1;
+
+  for (int c = 0; c < C; c++) {
+    FIR_T *w = f->work[c], *y = f->y;
+    for (size_t i = 0; i < frames; i++)
+      w[nh1 + i] = in[i * (size_t) C + (size_t) c];
+    f->dot(f->hr, f->nh, w, y, frames);
+    for (int l = 0; l < f->nlev; l++) {
+      FE(fir_level_t) *L = &f->lev[l];
+      const FIR_T *o = L->out[c] + L->pos;
+      for (size_t i = 0; i < frames; i++)
+        y[i] += o[i];
+      memcpy(L->in2[c] + L->B + L->pos, w + nh1, frames * sizeof(FIR_T));
+      if (L->pos + frames == L->B)
+        FE(fir_level_step)(f, L, c);
+    }
+    for (size_t i = 0; i < frames; i++)
+      out[i * (size_t) C + (size_t) c] = y[i];
+    if (nh1)
+      memmove(w, w + frames, nh1 * sizeof(FIR_T));
+  }
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    L->pos += frames;
+    if (L->pos == L->B) {
+      L->pos = 0;
+      L->slot = (L->slot + 1) % L->P;
+    }
+  }
+}
+
+static void FE(fir_process)(void *impl, const void *vin, void *vout, size_t frames)
+{
+  FE(fir_impl_t) *f = impl;
+  const FIR_T *in = vin;
+  FIR_T *out = vout;
+  size_t C = (size_t) f->channels;
+
+  while (frames > 0) {
+    size_t n = frames < FIR_CHUNK ? frames : FIR_CHUNK;
+    if (f->nlev > 0 && n > f->lev[0].B - f->lev[0].pos)
+      n = f->lev[0].B - f->lev[0].pos;
+    FE(fir_chunk)(f, in, out, n);
+    in += n * C;
+    out += n * C;
+    frames -= n;
+  }
+}
+
+static const fir_engine_ops_t FE(fir_ops) = {FE(fir_process), FE(fir_reset), FE(fir_destroy)};
+
+static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *taps, size_t n,
+                                           int channels, int partitioned, const fx_fir_options_t *o,
+                                           const fx_fir_kernels_t *k)
+{
+  FE(fir_impl_t) *f = calloc(1, sizeof *f);
+  size_t maxB = 0;
+
+  if (!f)
+    return FX_FIR_ERR_NOMEM;
+  f->channels = channels;
+  f->dot = k->FE(dot);
+  f->cmac = k->FE(cmac);
+  f->nh = partitioned ? o->head : n;
+  if (f->nh > n)
+    f->nh = n;
+  f->hr = FE(fir_alloc)(f->nh);
+  f->work = FE(fir_alloc_per_channel)(channels, f->nh - 1 + FIR_CHUNK);
+  f->y = FE(fir_alloc)(FIR_CHUNK);
+  if (!f->hr || !f->work || !f->y)
+    goto nomem;
+  for (size_t j = 0; j < f->nh; j++)
+    f->hr[j] = (FIR_T) taps[f->nh - 1 - j];
+
+  if (partitioned) {
+    size_t B = o->head;
+    while (B < n && f->nlev < 32) {
+      FE(fir_level_t) *L = &f->lev[f->nlev];
+      size_t end = (B >= o->max_block || B * o->factor >= n) ? n : B * o->factor;
+      L->B = B;
+      L->P = (end - B + B - 1) / B;
+      L->S = round_elems(B + 1, sizeof(FIR_T));
+      L->plan = get_plans(sizeof(FIR_T) == sizeof(double), 2 * B, o->fftw_measure);
+      L->H = FE(fir_alloc)(2 * L->P * L->S);
+      L->in2 = FE(fir_alloc_per_channel)(channels, 2 * B);
+      L->X = FE(fir_alloc_per_channel)(channels, 2 * L->P * L->S);
+      L->out = FE(fir_alloc_per_channel)(channels, B);
+      f->nlev++;
+      if (!L->plan || !L->H || !L->in2 || !L->X || !L->out)
+        goto nomem;
+      if (B > maxB)
+        maxB = B;
+      if (end == n)
+        break;
+      B *= o->factor;
+    }
+    f->Y = FE(fir_alloc)(2 * round_elems(maxB + 1, sizeof(FIR_T)));
+    f->tmp = FE(fir_alloc)(2 * maxB);
+    if (!f->Y || !f->tmp)
+      goto nomem;
+    /* the segment spectra: partition p of level l holds taps [B + pB, B + (p+1)B) */
+    for (int l = 0; l < f->nlev; l++) {
+      FE(fir_level_t) *L = &f->lev[l];
+      for (size_t p = 0; p < L->P; p++) {
+        size_t first = L->B + p * L->B;
+        memset(f->tmp, 0, 2 * L->B * sizeof(FIR_T));
+        for (size_t i = 0; i < L->B && first + i < n; i++)
+          f->tmp[i] = (FIR_T) (taps[first + i] / (2.0 * (double) L->B));
+        FIR_FFTW(execute_split_dft_r2c)
+        (L->plan->r2c, f->tmp, L->H + 2 * p * L->S, L->H + 2 * p * L->S + L->S);
+      }
+    }
+  }
+  e->impl = f;
+  e->ops = &FE(fir_ops);
+  e->levels = f->nlev;
+  FE(fir_reset)(f);
+  return FX_FIR_OK;
+
+nomem:
+  FE(fir_destroy)(f);
+  return FX_FIR_ERR_NOMEM;
+}
+
+#undef FE
+#undef FE_CAT
+#undef FE_CAT2

@@ -1,0 +1,33 @@
+/* gst-fx — FIR inner loops per instruction set (internal to libfxdsp). Pure C11.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef FX_FIR_KERNEL_H
+#define FX_FIR_KERNEL_H
+
+#include <stddef.h>
+
+/* y[i] = sum_{j<n} hr[j] * w[i + j] for i < len (hr: the kernel reversed). Every y[i] is
+ * accumulated in the same order whatever i is, so results do not depend on the block split. */
+typedef void (*fx_fir_dot_f32_fn)(const float *hr, size_t n, const float *w, float *y, size_t len);
+typedef void (*fx_fir_dot_f64_fn)(const double *hr, size_t n, const double *w, double *y,
+                                  size_t len);
+/* (yr + i yi)[k] += (hr + i hi)[k] * (xr + i xi)[k] for k < n (split complex). */
+typedef void (*fx_fir_cmac_f32_fn)(float *yr, float *yi, const float *hr, const float *hi,
+                                   const float *xr, const float *xi, size_t n);
+typedef void (*fx_fir_cmac_f64_fn)(double *yr, double *yi, const double *hr, const double *hi,
+                                   const double *xr, const double *xi, size_t n);
+
+typedef struct {
+  const char *name;
+  fx_fir_dot_f32_fn dot_f32;
+  fx_fir_dot_f64_fn dot_f64;
+  fx_fir_cmac_f32_fn cmac_f32;
+  fx_fir_cmac_f64_fn cmac_f64;
+} fx_fir_kernels_t;
+
+extern const fx_fir_kernels_t fx_fir_kernels_base;
+#if defined(FX_FIR_X86)
+extern const fx_fir_kernels_t fx_fir_kernels_avx2;
+extern const fx_fir_kernels_t fx_fir_kernels_avx512;
+#endif
+
+#endif
