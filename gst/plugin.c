@@ -12,6 +12,7 @@
 #include "gstfxchebyshev1.h"
 #include "gstfxchebyshev2.h"
 #include "gstfxelliptic.h"
+#include "gstfxfir.h"
 #include "gstfxgain.h"
 #include "gstfxlinkwitzriley.h"
 #include "gstfxsos.h"
@@ -29,6 +30,7 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxsos, plugin);
   ret |= GST_ELEMENT_REGISTER(fxgain, plugin);
   ret |= GST_ELEMENT_REGISTER(fxchain, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxfir, plugin);
 
   return ret;
 }
