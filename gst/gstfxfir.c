@@ -405,15 +405,16 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
   gobject_class->get_property = gst_fx_fir_get_property;
   gobject_class->finalize = gst_fx_fir_finalize;
 
+  /* No element spec: GLib would refuse a NaN tap with a g_warning on stderr only; set_kernel()
+   * checks every tap and refuses a non-number or non-finite one with a bus warning naming the
+   * property. */
   g_object_class_install_property(
       gobject_class, PROP_KERNEL,
       gst_param_spec_array("kernel", "Kernel",
-                           "Filter taps (first tap applies to the newest sample); when set, it "
-                           "is used instead of the design properties. Empty or non-finite "
-                           "kernels are refused",
-                           g_param_spec_double("tap", "Tap", "One filter tap", -G_MAXDOUBLE,
-                                               G_MAXDOUBLE, 0.0,
-                                               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+                           "Filter taps (doubles; the first tap applies to the newest sample); "
+                           "when set, it is used instead of the design properties. Empty or "
+                           "non-finite kernels are refused",
+                           NULL,
                            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property(
       gobject_class, PROP_MODE,
