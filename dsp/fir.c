@@ -414,7 +414,7 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
   if (opt)
     o = *opt;
   if (!o.crossover)
-    o.crossover = FX_FIR_DEFAULT_CROSSOVER;
+    o.crossover = is_f64 ? FX_FIR_DEFAULT_CROSSOVER_F64 : FX_FIR_DEFAULT_CROSSOVER_F32;
   if (!o.head)
     o.head = FX_FIR_DEFAULT_HEAD;
   if (!o.factor)

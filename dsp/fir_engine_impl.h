@@ -206,7 +206,10 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
     size_t B = o->head;
     while (B < n && f->nlev < 32) {
       FE(fir_level_t) *L = &f->lev[f->nlev];
-      size_t end = (B >= o->max_block || B * o->factor >= n) ? n : B * o->factor;
+      /* a level ends where the next would start (B * factor), or at the kernel's end when it is
+       * the largest block or when the next level would get at most one partition (one more FFT
+       * size for so few taps costs more than a few more partitions here) */
+      size_t end = (B >= o->max_block || B * o->factor * 2 >= n) ? n : B * o->factor;
       L->B = B;
       L->P = (end - B + B - 1) / B;
       L->S = round_elems(B + 1, sizeof(FIR_T));

@@ -14,9 +14,10 @@
  * (an empty or non-finite kernel is refused, so a kernel cannot be unset; use a new element).
  * The output is `scipy.signal.lfilter(taps, 1, x)` per channel.
  *
- * Short kernels (up to 64 taps) run in direct form (SIMD, chosen at run time); longer ones as a
- * zero-latency partitioned convolution: the first 64 taps direct, the rest by uniformly
- * partitioned overlap-save FFT convolution (FFTW) in levels of growing block size. Neither adds
+ * Short kernels (up to 256 taps in F32, 192 in F64: the measured crossover) run in direct form
+ * (SIMD, chosen at run time); longer ones as a zero-latency partitioned convolution: the first 64
+ * taps direct, the rest by uniformly partitioned overlap-save FFT convolution (FFTW) in levels of
+ * growing block size (64, 512, 4096 frames). Neither adds
  * latency (the LATENCY query adds 0). A kernel change while playing is crossfaded over 5 ms. The
  * output never depends on how the input is split into buffers.
  *
@@ -113,7 +114,8 @@ GType gst_fx_fir_method_get_type(void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {FX_FIR_METHOD_AUTO, "Direct form up to 64 taps, partitioned FFT convolution above", "auto"},
+      {FX_FIR_METHOD_AUTO,
+       "Direct form up to 256 taps (F32) or 192 (F64), partitioned FFT convolution above", "auto"},
       {FX_FIR_METHOD_DIRECT, "Direct form (dot product per sample)", "direct"},
       {FX_FIR_METHOD_PARTITIONED, "Zero-latency partitioned FFT convolution", "partitioned"},
       {0, NULL, NULL},

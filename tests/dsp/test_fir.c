@@ -74,7 +74,7 @@ static void test_design(void)
         /* scale=True: unit gain at 0 Hz, at Nyquist, or at the pass band's centre */
         double f = modes[m] == FX_MODE_LOW_PASS || modes[m] == FX_MODE_BAND_REJECT ? 0.0
                    : modes[m] == FX_MODE_HIGH_PASS                                 ? 1.0
-                                                     : (2000.0 + 9000.0) / 48000.0;
+                                                   : (2000.0 + 9000.0) / 48000.0;
         if (n > 1 || f == 0.0)
           CHECK(fabs(gain_at(h, n, f) - 1.0) < 1e-12, "unit gain mode %d n %zu: %.17g", m, n,
                 gain_at(h, n, f));
