@@ -308,10 +308,9 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fir_plan_t plan_cache[FIR_MAX_PLANS];
 static int plan_count;
 
-/* Split-complex r2c/c2r plans of real size n. FFTW's new-array execute needs the same alignment
- * and the same distance between the real and imaginary arrays as at planning: every spectrum the
- * engine passes is one fftw_malloc'd (or 64-byte-offset) block of 2*S elements, real part first,
- * imaginary part S elements later, S = round_elems(n/2 + 1). */
+/* r2c/c2r plans of real size n (interleaved complex: FFTW's SIMD codelets, about 1.5x faster
+ * here than its split-complex interface). FFTW's new-array execute needs the planning arrays'
+ * alignment: every array the engine passes is fftw_malloc'd or a 64-byte multiple into one. */
 static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
 {
   const fir_plan_t *found = NULL;
@@ -326,27 +325,21 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
     }
   if (!found && plan_count < FIR_MAX_PLANS) {
     fir_plan_t p = {is_f64, measure, n, NULL, NULL};
-    size_t nb = n / 2 + 1;
+    size_t nr = round_elems(n + 2, is_f64 ? sizeof(double) : sizeof(float));
     if (is_f64) {
-      fftw_iodim dim = {(int) n, 1, 1};
-      size_t S = round_elems(nb, sizeof(double));
-      double *t = fftw_malloc(n * sizeof *t), *re = fftw_malloc(2 * S * sizeof *re);
-      double *im = re ? re + S : NULL;
-      if (t && re) {
-        p.r2c = fftw_plan_guru_split_dft_r2c(1, &dim, 0, NULL, t, re, im, flags);
-        p.c2r = fftw_plan_guru_split_dft_c2r(1, &dim, 0, NULL, re, im, t, flags);
+      double *t = fftw_malloc(n * sizeof *t), *c = fftw_malloc(nr * sizeof *c);
+      if (t && c) {
+        p.r2c = fftw_plan_dft_r2c_1d((int) n, t, (fftw_complex *) c, flags);
+        p.c2r = fftw_plan_dft_c2r_1d((int) n, (fftw_complex *) c, t, flags);
       }
-      fftw_free(t), fftw_free(re);
+      fftw_free(t), fftw_free(c);
     } else {
-      fftwf_iodim dim = {(int) n, 1, 1};
-      size_t S = round_elems(nb, sizeof(float));
-      float *t = fftwf_malloc(n * sizeof *t), *re = fftwf_malloc(2 * S * sizeof *re);
-      float *im = re ? re + S : NULL;
-      if (t && re) {
-        p.r2c = fftwf_plan_guru_split_dft_r2c(1, &dim, 0, NULL, t, re, im, flags);
-        p.c2r = fftwf_plan_guru_split_dft_c2r(1, &dim, 0, NULL, re, im, t, flags);
+      float *t = fftwf_malloc(n * sizeof *t), *c = fftwf_malloc(nr * sizeof *c);
+      if (t && c) {
+        p.r2c = fftwf_plan_dft_r2c_1d((int) n, t, (fftwf_complex *) c, flags);
+        p.c2r = fftwf_plan_dft_c2r_1d((int) n, (fftwf_complex *) c, t, flags);
       }
-      fftwf_free(t), fftwf_free(re);
+      fftwf_free(t), fftwf_free(c);
     }
     if (p.r2c && p.c2r) {
       plan_cache[plan_count] = p;
@@ -380,7 +373,7 @@ typedef struct fir_engine_ops {
 
 struct fx_fir_engine {
   int channels, is_f64, levels;
-  size_t taps;
+  size_t taps, latency;
   char method[48];
   const fir_engine_ops_t *ops;
   void *impl;
@@ -405,7 +398,8 @@ struct fx_fir_engine {
 fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, int is_f64,
                                    const fx_fir_options_t *opt, fx_fir_status_t *status)
 {
-  fx_fir_options_t o = {FX_FIR_METHOD_AUTO, 0, 0, 0, 0, -1};
+  fx_fir_options_t o = {FX_FIR_METHOD_AUTO, 0, 0, 0, 0, -1, 0};
+  size_t lat = 0;
   fx_fir_status_t st = fx_fir_check_taps(taps, n);
   fx_fir_engine_t *e = NULL;
   int partitioned;
@@ -432,10 +426,19 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
       st = FX_FIR_ERR_TAPS;
   }
   if (st == FX_FIR_OK) {
+    /* a latency budget: the largest power of two within it, at least 64 frames */
+    if (o.latency >= 64) {
+      lat = 64;
+      while (lat * 2 <= o.latency && lat < FX_FIR_MAX_LATENCY)
+        lat *= 2;
+    }
     partitioned = o.method == FX_FIR_METHOD_PARTITIONED ||
-                  (o.method == FX_FIR_METHOD_AUTO && n > o.crossover);
-    if (n <= o.head)
+                  (o.method == FX_FIR_METHOD_AUTO &&
+                   n > (lat ? FX_FIR_DEFAULT_CROSSOVER_LATENCY : o.crossover));
+    if (n <= o.head && !(lat && o.method == FX_FIR_METHOD_PARTITIONED))
       partitioned = 0;
+    if (!partitioned)
+      lat = 0;
     e = calloc(1, sizeof *e);
     if (!e)
       st = FX_FIR_ERR_NOMEM;
@@ -445,9 +448,9 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
     e->is_f64 = is_f64 ? 1 : 0;
     e->taps = n;
     if (is_f64)
-      st = fir_engine_init_f64(e, taps, n, channels, partitioned, &o, k);
+      st = fir_engine_init_f64(e, taps, n, channels, partitioned, lat, &o, k);
     else
-      st = fir_engine_init_f32(e, taps, n, channels, partitioned, &o, k);
+      st = fir_engine_init_f32(e, taps, n, channels, partitioned, lat, &o, k);
     if (st != FX_FIR_OK) {
       free(e);
       e = NULL;
@@ -502,8 +505,7 @@ int fx_fir_engine_is_f64(const fx_fir_engine_t *e)
 
 size_t fx_fir_engine_latency(const fx_fir_engine_t *e)
 {
-  (void) e;
-  return 0;
+  return e ? e->latency : 0;
 }
 
 const char *fx_fir_engine_method(const fx_fir_engine_t *e)

@@ -81,7 +81,8 @@ fx_fir_status_t fx_fir_check_taps(const double *taps, size_t n);
  * as a dot product; the partitioned form computes the first `head` taps directly and the rest
  * with uniformly partitioned overlap-save FFT convolution in levels of growing block size
  * (level l, block B_l, covers taps [B_l, B_{l+1}); its output for a block only needs input up to
- * the previous block, so nothing waits and the latency stays zero). */
+ * the previous block, so nothing waits and the latency stays zero). Optionally (a latency
+ * budget) the kernel runs delayed by a power-of-two block instead, for speed. */
 
 typedef enum {
   FX_FIR_METHOD_AUTO = 0, /* direct up to `crossover` taps, partitioned above */
@@ -96,6 +97,10 @@ typedef struct {
   size_t factor; /* partitioned: block growth per level, power of 2 >= 2 (0 = default) */
   size_t max_block; /* partitioned: largest block, power of 2 (0 = default) */
   int fftw_measure; /* plan with FFTW_MEASURE (1) or FFTW_ESTIMATE (0); -1 = default */
+  size_t latency;   /* frames of latency allowed (0: none). From 64 on, the partitioned form runs
+                     * the kernel delayed by the largest power of two L within it (at most
+                     * FX_FIR_MAX_LATENCY) with a first FFT block of L and no direct part: output
+                     * y[n - L], much cheaper for long kernels */
 } fx_fir_options_t;
 
 /* Defaults chosen from fx-bench-fir measurements (bench/fir_engine.c, bench/results/fir.md):
@@ -106,6 +111,9 @@ typedef struct {
 #define FX_FIR_DEFAULT_HEAD 64
 #define FX_FIR_DEFAULT_FACTOR 8
 #define FX_FIR_DEFAULT_MAX_BLOCK 4096
+/* With a latency budget, the partitioned form is faster from this many taps on. */
+#define FX_FIR_DEFAULT_CROSSOVER_LATENCY 64
+#define FX_FIR_MAX_LATENCY ((size_t) 1 << 16)
 
 typedef struct fx_fir_engine fx_fir_engine_t;
 
@@ -122,7 +130,8 @@ void fx_fir_engine_process(fx_fir_engine_t *e, const void *in, void *out, size_t
 size_t fx_fir_engine_taps(const fx_fir_engine_t *e);
 int fx_fir_engine_channels(const fx_fir_engine_t *e);
 int fx_fir_engine_is_f64(const fx_fir_engine_t *e);
-/* Samples of latency the engine adds: always 0 here (kept in the API for callers to report). */
+/* Frames of latency the engine adds: 0 unless created with a latency budget (see
+ * fx_fir_options_t.latency); its output is then y[n - latency]. */
 size_t fx_fir_engine_latency(const fx_fir_engine_t *e);
 /* "direct" or "partitioned", followed by the instruction set, e.g. "partitioned-avx2". */
 const char *fx_fir_engine_method(const fx_fir_engine_t *e);

@@ -10,27 +10,28 @@
  * output for input block m (available when block m is complete) is the segment's contribution to
  * output block m + 1, because the segment starts B taps in. */
 typedef struct {
-  size_t B, P, S;         /* block, partitions, spectrum stride (>= B + 1, 64-byte multiple) */
+  size_t B, P, S;         /* block, partitions, spectrum stride (>= 2B + 2 reals, 64-byte mult.) */
   size_t pos;             /* frames of the current block received */
   size_t slot;            /* ring slot the next spectrum goes to */
   const fir_plan_t *plan; /* size 2B */
-  FIR_T *H;               /* P spectra of the segment (re S, im S each), scaled by 1/(2B) */
+  FIR_T *H;               /* P spectra of the segment as (re, re) and (-im, im) per bin, S reals
+                           * each, scaled by 1/(2B) */
   FIR_T **in2;            /* per channel: previous and current input block (2B) */
-  FIR_T **X;              /* per channel: ring of P input spectra (re S, im S each) */
+  FIR_T **X;              /* per channel: ring of P input spectra (interleaved complex, S) */
   FIR_T **out;            /* per channel: this level's contribution to the current block */
 } FE(fir_level_t);
 
 typedef struct {
   int channels, nlev;
-  size_t nh;      /* taps done directly (head) */
+  size_t nh;      /* taps done directly (head); 0 with a block latency (the head is all zeros) */
+  size_t nh1;     /* history frames kept for the head: nh - 1, or 0 */
   FIR_T *hr;      /* head taps reversed */
   FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
   FIR_T *y;       /* one channel's output for a chunk */
   FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, 2B samples */
   FE(fir_level_t) lev[32];
   void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
-  void (*cmac)(FIR_T *, FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *,
-               size_t);
+  void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, size_t);
 } FE(fir_impl_t);
 
 static FIR_T *FE(fir_alloc)(size_t n)
@@ -93,14 +94,14 @@ static void FE(fir_reset)(void *impl)
   FE(fir_impl_t) *f = impl;
 
   for (int c = 0; c < f->channels; c++)
-    memset(f->work[c], 0, (f->nh - 1 + FIR_CHUNK) * sizeof(FIR_T));
+    memset(f->work[c], 0, (f->nh1 + FIR_CHUNK) * sizeof(FIR_T));
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     L->pos = 0;
     L->slot = 0;
     for (int c = 0; c < f->channels; c++) {
       memset(L->in2[c], 0, 2 * L->B * sizeof(FIR_T));
-      memset(L->X[c], 0, 2 * L->P * L->S * sizeof(FIR_T));
+      memset(L->X[c], 0, L->P * L->S * sizeof(FIR_T));
       memset(L->out[c], 0, L->B * sizeof(FIR_T));
     }
   }
@@ -110,16 +111,16 @@ static void FE(fir_reset)(void *impl)
  * partitions, back to time: the level's output for the next block. */
 static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
 {
-  size_t B = L->B, nb = B + 1, S = L->S, slot = L->slot;
+  size_t B = L->B, nr = 2 * (B + 1), S = L->S, slot = L->slot;
   FIR_T *x = L->X[c], *Y = f->Y;
 
-  FIR_FFTW(execute_split_dft_r2c)(L->plan->r2c, L->in2[c], x + 2 * slot * S, x + 2 * slot * S + S);
-  memset(Y, 0, 2 * S * sizeof(FIR_T));
+  FIR_FFTW(execute_dft_r2c)(L->plan->r2c, L->in2[c], (FIR_FFTW(complex) *) (x + slot * S));
+  memset(Y, 0, nr * sizeof(FIR_T));
   for (size_t p = 0; p < L->P; p++) {
-    const FIR_T *h = L->H + 2 * p * S, *xq = x + 2 * ((slot + L->P - p) % L->P) * S;
-    f->cmac(Y, Y + S, h, h + S, xq, xq + S, nb);
+    const FIR_T *h = L->H + 2 * p * S, *xq = x + ((slot + L->P - p) % L->P) * S;
+    f->cmac(Y, h, h + S, xq, nr);
   }
-  FIR_FFTW(execute_split_dft_c2r)(L->plan->c2r, Y, Y + S, f->tmp);
+  FIR_FFTW(execute_dft_c2r)(L->plan->c2r, (FIR_FFTW(complex) *) Y, f->tmp);
   memcpy(L->out[c], f->tmp + B, B * sizeof(FIR_T));
   memcpy(L->in2[c], L->in2[c] + B, B * sizeof(FIR_T));
 }
@@ -128,13 +129,16 @@ static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
 static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_t frames)
 {
   int C = f->channels;
-  size_t nh1 = f->nh - 1;
+  size_t nh1 = f->nh1;
 
   for (int c = 0; c < C; c++) {
     FIR_T *w = f->work[c], *y = f->y;
     for (size_t i = 0; i < frames; i++)
       w[nh1 + i] = in[i * (size_t) C + (size_t) c];
-    f->dot(f->hr, f->nh, w, y, frames);
+    if (f->nh)
+      f->dot(f->hr, f->nh, w, y, frames);
+    else
+      memset(y, 0, frames * sizeof(FIR_T));
     for (int l = 0; l < f->nlev; l++) {
       FE(fir_level_t) *L = &f->lev[l];
       const FIR_T *o = L->out[c] + L->pos;
@@ -180,8 +184,8 @@ static void FE(fir_process)(void *impl, const void *vin, void *vout, size_t fram
 static const fir_engine_ops_t FE(fir_ops) = {FE(fir_process), FE(fir_reset), FE(fir_destroy)};
 
 static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *taps, size_t n,
-                                           int channels, int partitioned, const fx_fir_options_t *o,
-                                           const fx_fir_kernels_t *k)
+                                           int channels, int partitioned, size_t lat,
+                                           const fx_fir_options_t *o, const fx_fir_kernels_t *k)
 {
   FE(fir_impl_t) *f = calloc(1, sizeof *f);
   size_t maxB = 0;
@@ -191,11 +195,16 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   f->channels = channels;
   f->dot = k->FE(dot);
   f->cmac = k->FE(cmac);
-  f->nh = partitioned ? o->head : n;
+  /* With a block latency lat the engine runs the kernel delayed by lat taps (lat zeros first):
+   * the first level's block is lat and there are no head taps to run directly. */
+  size_t n0 = n;
+  n += lat;
+  f->nh = lat ? 0 : partitioned ? o->head : n;
   if (f->nh > n)
     f->nh = n;
+  f->nh1 = f->nh ? f->nh - 1 : 0;
   f->hr = FE(fir_alloc)(f->nh);
-  f->work = FE(fir_alloc_per_channel)(channels, f->nh - 1 + FIR_CHUNK);
+  f->work = FE(fir_alloc_per_channel)(channels, f->nh1 + FIR_CHUNK);
   f->y = FE(fir_alloc)(FIR_CHUNK);
   if (!f->hr || !f->work || !f->y)
     goto nomem;
@@ -203,7 +212,7 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
     f->hr[j] = (FIR_T) taps[f->nh - 1 - j];
 
   if (partitioned) {
-    size_t B = o->head;
+    size_t B = lat ? lat : o->head;
     while (B < n && f->nlev < 32) {
       FE(fir_level_t) *L = &f->lev[f->nlev];
       /* a level ends where the next would start (B * factor), or at the kernel's end when it is
@@ -212,11 +221,11 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
       size_t end = (B >= o->max_block || B * o->factor * 2 >= n) ? n : B * o->factor;
       L->B = B;
       L->P = (end - B + B - 1) / B;
-      L->S = round_elems(B + 1, sizeof(FIR_T));
+      L->S = round_elems(2 * (B + 1), sizeof(FIR_T));
       L->plan = get_plans(sizeof(FIR_T) == sizeof(double), 2 * B, o->fftw_measure);
       L->H = FE(fir_alloc)(2 * L->P * L->S);
       L->in2 = FE(fir_alloc_per_channel)(channels, 2 * B);
-      L->X = FE(fir_alloc_per_channel)(channels, 2 * L->P * L->S);
+      L->X = FE(fir_alloc_per_channel)(channels, L->P * L->S);
       L->out = FE(fir_alloc_per_channel)(channels, B);
       f->nlev++;
       if (!L->plan || !L->H || !L->in2 || !L->X || !L->out)
@@ -227,7 +236,7 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
         break;
       B *= o->factor;
     }
-    f->Y = FE(fir_alloc)(2 * round_elems(maxB + 1, sizeof(FIR_T)));
+    f->Y = FE(fir_alloc)(round_elems(2 * (maxB + 1), sizeof(FIR_T)));
     f->tmp = FE(fir_alloc)(2 * maxB);
     if (!f->Y || !f->tmp)
       goto nomem;
@@ -238,15 +247,24 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
         size_t first = L->B + p * L->B;
         memset(f->tmp, 0, 2 * L->B * sizeof(FIR_T));
         for (size_t i = 0; i < L->B && first + i < n; i++)
-          f->tmp[i] = (FIR_T) (taps[first + i] / (2.0 * (double) L->B));
-        FIR_FFTW(execute_split_dft_r2c)
-        (L->plan->r2c, f->tmp, L->H + 2 * p * L->S, L->H + 2 * p * L->S + L->S);
+          if (first + i >= lat)
+            f->tmp[i] = (FIR_T) (taps[first + i - lat] / (2.0 * (double) L->B));
+        FIR_T *hd = L->H + 2 * p * L->S, *hs = hd + L->S;
+        FIR_FFTW(execute_dft_r2c)(L->plan->r2c, f->tmp, (FIR_FFTW(complex) *) f->Y);
+        for (size_t j = 0; j <= L->B; j++) {
+          FIR_T re = f->Y[2 * j], im = f->Y[2 * j + 1];
+          hd[2 * j] = hd[2 * j + 1] = re;
+          hs[2 * j] = -im;
+          hs[2 * j + 1] = im;
+        }
       }
     }
   }
   e->impl = f;
   e->ops = &FE(fir_ops);
   e->levels = f->nlev;
+  e->latency = lat;
+  (void) n0;
   FE(fir_reset)(f);
   return FX_FIR_OK;
 

@@ -10,11 +10,13 @@
 typedef void (*fx_fir_dot_f32_fn)(const float *hr, size_t n, const float *w, float *y, size_t len);
 typedef void (*fx_fir_dot_f64_fn)(const double *hr, size_t n, const double *w, double *y,
                                   size_t len);
-/* (yr + i yi)[k] += (hr + i hi)[k] * (xr + i xi)[k] for k < n (split complex). */
-typedef void (*fx_fir_cmac_f32_fn)(float *yr, float *yi, const float *hr, const float *hi,
-                                   const float *xr, const float *xi, size_t n);
-typedef void (*fx_fir_cmac_f64_fn)(double *yr, double *yi, const double *hr, const double *hi,
-                                   const double *xr, const double *xi, size_t n);
+/* Interleaved complex multiply-accumulate over n reals (n/2 complex values):
+ * y[2j] += hd[2j] x[2j] + hs[2j] x[2j+1], y[2j+1] += hd[2j+1] x[2j+1] + hs[2j+1] x[2j], with the
+ * kernel spectrum stored as hd = (re, re) and hs = (-im, im) per bin. */
+typedef void (*fx_fir_cmac_f32_fn)(float *y, const float *hd, const float *hs, const float *x,
+                                   size_t n);
+typedef void (*fx_fir_cmac_f64_fn)(double *y, const double *hd, const double *hs, const double *x,
+                                   size_t n);
 
 typedef struct {
   const char *name;

@@ -41,20 +41,28 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
                                   T *restrict y, size_t len)                                       \
   {                                                                                                \
     size_t i = 0;                                                                                  \
-    for (; i + 4 * NV <= len; i += 4 * NV) {                                                       \
-      V a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                                    \
+    /* 8 independent accumulators hide the FMA latency (4 cycles, 2 ports) */                      \
+    for (; i + 8 * NV <= len; i += 8 * NV) {                                                       \
+      V a[8] = {{0}};                                                                              \
       const T *p = w + i;                                                                          \
       for (size_t j = 0; j < n; j++) {                                                             \
         V h = (V){0} + hr[j];                                                                      \
-        a0 = h * FIR_CAT(load, SUF)(p + j) + a0;                                                   \
-        a1 = h * FIR_CAT(load, SUF)(p + j + NV) + a1;                                              \
-        a2 = h * FIR_CAT(load, SUF)(p + j + 2 * NV) + a2;                                          \
-        a3 = h * FIR_CAT(load, SUF)(p + j + 3 * NV) + a3;                                          \
+        for (int t = 0; t < 8; t++)                                                                \
+          a[t] = h * FIR_CAT(load, SUF)(p + j + (size_t) t * NV) + a[t];                           \
       }                                                                                            \
-      FIR_CAT(store, SUF)(y + i, a0);                                                              \
-      FIR_CAT(store, SUF)(y + i + NV, a1);                                                         \
-      FIR_CAT(store, SUF)(y + i + 2 * NV, a2);                                                     \
-      FIR_CAT(store, SUF)(y + i + 3 * NV, a3);                                                     \
+      for (int t = 0; t < 8; t++)                                                                  \
+        FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
+    }                                                                                              \
+    for (; i + 4 * NV <= len; i += 4 * NV) {                                                       \
+      V a[4] = {{0}};                                                                              \
+      const T *p = w + i;                                                                          \
+      for (size_t j = 0; j < n; j++) {                                                             \
+        V h = (V){0} + hr[j];                                                                      \
+        for (int t = 0; t < 4; t++)                                                                \
+          a[t] = h * FIR_CAT(load, SUF)(p + j + (size_t) t * NV) + a[t];                           \
+      }                                                                                            \
+      for (int t = 0; t < 4; t++)                                                                  \
+        FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
     }                                                                                              \
     for (; i + NV <= len; i += NV) {                                                               \
       V a0 = {0};                                                                                  \
@@ -71,22 +79,37 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
       y[i] = a;                                                                                    \
     }                                                                                              \
   }                                                                                                \
-  static void FIR_NAME(cmac_##SUF)(T *restrict yr, T *restrict yi, const T *restrict hr,           \
-                                   const T *restrict hi, const T *restrict xr,                     \
-                                   const T *restrict xi, size_t n)                                 \
+  static void FIR_NAME(cmac_##SUF)(T *restrict y, const T *restrict hd, const T *restrict hs,      \
+                                   const T *restrict x, size_t n)                                  \
   {                                                                                                \
     size_t k = 0;                                                                                  \
     for (; k + NV <= n; k += NV) {                                                                 \
-      V a = FIR_CAT(load, SUF)(hr + k), b = FIR_CAT(load, SUF)(hi + k);                            \
-      V c = FIR_CAT(load, SUF)(xr + k), d = FIR_CAT(load, SUF)(xi + k);                            \
-      FIR_CAT(store, SUF)(yr + k, FIR_CAT(load, SUF)(yr + k) + a * c - b * d);                     \
-      FIR_CAT(store, SUF)(yi + k, FIR_CAT(load, SUF)(yi + k) + a * d + b * c);                     \
+      V xv = FIR_CAT(load, SUF)(x + k);                                                            \
+      V xs = __builtin_shuffle(xv, FIR_CAT(swap, SUF));                                            \
+      FIR_CAT(store, SUF)                                                                          \
+      (y + k, FIR_CAT(load, SUF)(y + k) + FIR_CAT(load, SUF)(hd + k) * xv +                        \
+                  FIR_CAT(load, SUF)(hs + k) * xs);                                                \
     }                                                                                              \
-    for (; k < n; k++) {                                                                           \
-      yr[k] += hr[k] * xr[k] - hi[k] * xi[k];                                                      \
-      yi[k] += hr[k] * xi[k] + hi[k] * xr[k];                                                      \
+    for (; k + 1 < n; k += 2) {                                                                    \
+      T xr = x[k], xi = x[k + 1];                                                                  \
+      y[k] += hd[k] * xr + hs[k] * xi;                                                             \
+      y[k + 1] += hd[k + 1] * xi + hs[k + 1] * xr;                                                 \
     }                                                                                              \
   }
+
+/* pair-swap masks: (1, 0, 3, 2, ...) */
+typedef int fir_mf __attribute__((vector_size(FIR_VBYTES)));
+typedef long long fir_md __attribute__((vector_size(FIR_VBYTES)));
+#if FIR_VBYTES == 16
+static const fir_mf swap_f32 = {1, 0, 3, 2};
+static const fir_md swap_f64 = {1, 0};
+#elif FIR_VBYTES == 32
+static const fir_mf swap_f32 = {1, 0, 3, 2, 5, 4, 7, 6};
+static const fir_md swap_f64 = {1, 0, 3, 2};
+#else
+static const fir_mf swap_f32 = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
+static const fir_md swap_f64 = {1, 0, 3, 2, 5, 4, 7, 6};
+#endif
 
 #define FIR_FMA_f32 FIR_FMAF
 #define FIR_FMA_f64 FIR_FMA

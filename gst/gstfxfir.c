@@ -224,7 +224,7 @@ static double *taps_locked(GstFxFir *self, gint rate, size_t *n_taps, gchar **er
 static fx_fir_engine_t *build_engine(const double *taps, size_t n, gint channels, gboolean is_f64,
                                      gint method, gchar **error)
 {
-  fx_fir_options_t opt = {(fx_fir_method_t) method, 0, 0, 0, 0, -1};
+  fx_fir_options_t opt = {(fx_fir_method_t) method, 0, 0, 0, 0, -1, 0};
   fx_fir_status_t st;
   fx_fir_engine_t *e = fx_fir_engine_new(taps, n, channels, is_f64, &opt, &st);
 
