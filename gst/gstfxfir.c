@@ -17,9 +17,13 @@
  * Short kernels (up to 256 taps in F32, 192 in F64: the measured crossover) run in direct form
  * (SIMD, chosen at run time); longer ones as a zero-latency partitioned convolution: the first 64
  * taps direct, the rest by uniformly partitioned overlap-save FFT convolution (FFTW) in levels of
- * growing block size (64, 512, 4096 frames). Neither adds
- * latency (the LATENCY query adds 0). A kernel change while playing is crossfaded over 5 ms. The
- * output never depends on how the input is split into buffers.
+ * growing block size (64, 512, 4096 frames). Neither adds latency (the LATENCY query adds 0).
+ * With `max-latency` (frames) the element may trade latency for speed: kernels longer than 64
+ * taps then run entirely as FFT convolution in blocks of the largest power of two within it,
+ * several times cheaper for long kernels; the output is delayed by that block, which the LATENCY
+ * query reports (a latency message is posted when it changes) and the delayed tail is pushed at
+ * EOS. A kernel change while playing is crossfaded over 5 ms. The output never depends on how
+ * the input is split into buffers.
  *
  * ## Example launch lines
  * |[
@@ -33,6 +37,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include "gstfxfir.h"
 #include "gstfxiirdesign.h" /* GST_TYPE_FX_FILTER_MODE */
@@ -51,6 +56,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_fir_debug);
 #define DEFAULT_WINDOW FX_FIR_WINDOW_HAMMING
 #define DEFAULT_BETA 8.6
 #define DEFAULT_METHOD FX_FIR_METHOD_AUTO
+#define DEFAULT_MAX_LATENCY 0
 #define FADE_SECONDS 0.005
 
 enum {
@@ -64,6 +70,7 @@ enum {
   PROP_WINDOW,
   PROP_KAISER_BETA,
   PROP_METHOD,
+  PROP_MAX_LATENCY,
   PROP_BACKEND,
   PROP_TAPS,
 };
@@ -72,7 +79,7 @@ struct _GstFxFir {
   GstAudioFilter parent;
 
   /* Settings (object lock). */
-  gint mode, window, method, num_taps;
+  gint mode, window, method, num_taps, max_latency;
   double cutoff, lower, upper, beta;
   GArray *kernel; /* doubles; NULL: use the design */
   guint serial;   /* bumped by every accepted change */
@@ -86,11 +93,14 @@ struct _GstFxFir {
   gint64 last_warning_time;
   gchar *backend; /* method of the engine running now */
   guint64 taps_now;
+  guint64 latency_frames; /* latency of the engine running now */
 
   /* Streaming (engine_lock). */
   GMutex engine_lock;
   fx_fir_stream_t *stream;
   gint64 nonfinite_warned_at;
+  GstClockTime next_ts; /* end of the last input buffer, for the tail pushed at EOS */
+  guint64 next_offset;
 };
 
 G_DEFINE_TYPE(GstFxFir, gst_fx_fir, GST_TYPE_AUDIO_FILTER)
@@ -142,6 +152,7 @@ static const GstFxPropField fir_fields[] = {
     {PROP_WINDOW, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxFir, window)},
     {PROP_KAISER_BETA, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxFir, beta)},
     {PROP_METHOD, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxFir, method)},
+    {PROP_MAX_LATENCY, G_TYPE_INT, G_STRUCT_OFFSET(GstFxFir, max_latency)},
 };
 
 /* ------------------------------------------------------------------------------------------- */
@@ -222,9 +233,9 @@ static double *taps_locked(GstFxFir *self, gint rate, size_t *n_taps, gchar **er
 }
 
 static fx_fir_engine_t *build_engine(const double *taps, size_t n, gint channels, gboolean is_f64,
-                                     gint method, gchar **error)
+                                     gint method, gint max_latency, gchar **error)
 {
-  fx_fir_options_t opt = {(fx_fir_method_t) method, 0, 0, 0, 0, -1, 0};
+  fx_fir_options_t opt = {(fx_fir_method_t) method, 0, 0, 0, 0, -1, (size_t) max_latency};
   fx_fir_status_t st;
   fx_fir_engine_t *e = fx_fir_engine_new(taps, n, channels, is_f64, &opt, &st);
 
@@ -242,7 +253,7 @@ static void parameters_changed(GstFxFir *self)
   gchar *err = NULL, *warn = NULL;
   double *taps = NULL;
   size_t n = 0;
-  gint rate, channels, method;
+  gint rate, channels, method, max_latency;
   gboolean is_f64;
   guint serial;
   fx_fir_engine_t *e = NULL;
@@ -253,13 +264,14 @@ static void parameters_changed(GstFxFir *self)
   channels = self->channels;
   is_f64 = self->is_f64;
   method = self->method;
+  max_latency = self->max_latency;
   if (rate > 0)
     taps = taps_locked(self, rate, &n, &err);
   GST_OBJECT_UNLOCK(self);
   if (rate <= 0)
     return;
   if (taps) {
-    e = build_engine(taps, n, channels, is_f64, method, &err);
+    e = build_engine(taps, n, channels, is_f64, method, max_latency, &err);
     g_free(taps);
   }
   GST_OBJECT_LOCK(self);
@@ -463,6 +475,15 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
                         GST_TYPE_FX_FIR_METHOD, DEFAULT_METHOD,
                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property(
+      gobject_class, PROP_MAX_LATENCY,
+      g_param_spec_int("max-latency", "Maximum latency",
+                       "Frames of latency the element may add for speed (0: none). From 64 on, "
+                       "kernels longer than 64 taps run as FFT convolution in blocks of the "
+                       "largest power of two within it (at most 65536): the output is delayed by "
+                       "that block (reported in the LATENCY query; the tail is pushed at EOS)",
+                       0, (gint) FX_FIR_MAX_LATENCY, DEFAULT_MAX_LATENCY,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(
       gobject_class, PROP_BACKEND,
       g_param_spec_string("backend", "Backend",
                           "What runs now: direct-<isa> or partitioned-<isa>, or none", "none",
@@ -505,6 +526,8 @@ static void gst_fx_fir_init(GstFxFir *self)
   self->window = DEFAULT_WINDOW;
   self->beta = DEFAULT_BETA;
   self->method = DEFAULT_METHOD;
+  self->max_latency = DEFAULT_MAX_LATENCY;
+  self->next_ts = GST_CLOCK_TIME_NONE;
   g_mutex_init(&self->engine_lock);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }
@@ -526,16 +549,22 @@ static void gst_fx_fir_finalize(GObject *object)
 /* ------------------------------------------------------------------------------------------- */
 /* streaming */
 
-/* engine_lock held: what runs now, for the read-only properties */
-static void update_backend_locked(GstFxFir *self)
+/* engine_lock held: what runs now, for the read-only properties and the latency query.
+ * Returns TRUE when the latency changed (the caller posts a latency message, unlocked). */
+static gboolean update_backend_locked(GstFxFir *self)
 {
-  const fx_fir_engine_t *e = fx_fir_stream_engine(self->stream);
+  const fx_fir_engine_t *e = self->stream ? fx_fir_stream_engine(self->stream) : NULL;
+  guint64 latency = e ? fx_fir_engine_latency(e) : 0;
+  gboolean changed;
 
   GST_OBJECT_LOCK(self);
   g_free(self->backend);
   self->backend = g_strdup(e ? fx_fir_engine_method(e) : "none");
   self->taps_now = e ? fx_fir_engine_taps(e) : 0;
+  changed = latency != self->latency_frames;
+  self->latency_frames = latency;
   GST_OBJECT_UNLOCK(self);
+  return changed;
 }
 
 static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *info)
@@ -546,9 +575,10 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   gchar *err = NULL;
   double *taps;
   size_t n = 0;
-  gint method;
+  gint method, max_latency;
   fx_fir_engine_t *e = NULL;
   fx_fir_stream_t *stream;
+  gboolean latency_changed;
 
   if (GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F64 &&
       GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F32)
@@ -557,9 +587,10 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GST_OBJECT_LOCK(self);
   taps = taps_locked(self, rate, &n, &err);
   method = self->method;
+  max_latency = self->max_latency;
   GST_OBJECT_UNLOCK(self);
   if (taps) {
-    e = build_engine(taps, n, channels, is_f64, method, &err);
+    e = build_engine(taps, n, channels, is_f64, method, max_latency, &err);
     g_free(taps);
   }
   if (!e) {
@@ -588,8 +619,10 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   g_clear_pointer(&self->pending, fx_fir_engine_free);
   g_clear_pointer(&self->last_warning, g_free);
   GST_OBJECT_UNLOCK(self);
-  update_backend_locked(self);
+  latency_changed = update_backend_locked(self);
   g_mutex_unlock(&self->engine_lock);
+  if (latency_changed)
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   GST_INFO_OBJECT(self, "configured %d Hz, %d channel(s), %s, %zu taps, %s", rate, channels,
                   is_f64 ? "F64" : "F32", n, self->backend);
   return TRUE;
@@ -600,6 +633,8 @@ static void reset_locked(GstFxFir *self)
   if (self->stream)
     fx_fir_stream_reset(self->stream);
   self->nonfinite_warned_at = 0;
+  self->next_ts = GST_CLOCK_TIME_NONE;
+  self->next_offset = 0;
 }
 
 static gboolean gst_fx_fir_start(GstBaseTransform *trans)
@@ -622,9 +657,49 @@ static gboolean gst_fx_fir_stop(GstBaseTransform *trans)
   self->rate = 0;
   g_clear_pointer(&self->pending, fx_fir_engine_free);
   GST_OBJECT_UNLOCK(self);
-  update_backend_locked(self);
+  (void) update_backend_locked(self);
   g_mutex_unlock(&self->engine_lock);
   return TRUE;
+}
+
+/* With a latency (max-latency) the output is the filtered signal delayed by that many frames:
+ * at EOS the last of it is still inside the engine, so push it as one more buffer (the filter's
+ * response to that many frames of silence) so that nothing is lost. */
+static void drain(GstFxFir *self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+  GstAudioFilter *filter = GST_AUDIO_FILTER(self);
+  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
+  gint rate = GST_AUDIO_INFO_RATE(&filter->info);
+  GstBuffer *buf = NULL;
+  GstMapInfo map;
+  guint64 frames;
+
+  g_mutex_lock(&self->engine_lock);
+  GST_OBJECT_LOCK(self);
+  frames = self->latency_frames;
+  GST_OBJECT_UNLOCK(self);
+  if (self->stream && frames > 0 && bpf > 0 && rate > 0) {
+    buf = gst_buffer_new_allocate(NULL, frames * bpf, NULL);
+    if (buf && gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+      memset(map.data, 0, map.size);
+      fx_fir_stream_process(self->stream, map.data, map.data, frames);
+      gst_buffer_unmap(buf, &map);
+      GST_BUFFER_PTS(buf) = self->next_ts;
+      if (GST_CLOCK_TIME_IS_VALID(self->next_ts))
+        GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(frames, GST_SECOND, rate);
+      GST_BUFFER_OFFSET(buf) = self->next_offset;
+      GST_BUFFER_OFFSET_END(buf) = self->next_offset + frames;
+    } else {
+      g_clear_pointer(&buf, gst_buffer_unref);
+    }
+  }
+  g_mutex_unlock(&self->engine_lock);
+  if (buf) {
+    GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
+    GST_DEBUG_OBJECT(self, "pushed the %" G_GUINT64_FORMAT "-frame tail at EOS: %s", frames,
+                     gst_flow_get_name(ret));
+  }
 }
 
 static gboolean gst_fx_fir_sink_event(GstBaseTransform *trans, GstEvent *event)
@@ -636,12 +711,14 @@ static gboolean gst_fx_fir_sink_event(GstBaseTransform *trans, GstEvent *event)
     g_mutex_lock(&self->engine_lock);
     reset_locked(self);
     g_mutex_unlock(&self->engine_lock);
+  } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
+    drain(self);
   }
   return GST_BASE_TRANSFORM_CLASS(gst_fx_fir_parent_class)->sink_event(trans, event);
 }
 
-/* The convolution adds no latency (fx_fir_engine_latency() is 0 for every method): answer the
- * upstream latency plus ours. */
+/* Answers the upstream latency plus ours: 0 unless max-latency lets a long kernel run with FFT
+ * blocks (then the block size, see fx_fir_engine_latency()). */
 static gboolean gst_fx_fir_query(GstBaseTransform *trans, GstPadDirection direction,
                                  GstQuery *query)
 {
@@ -654,12 +731,9 @@ static gboolean gst_fx_fir_query(GstBaseTransform *trans, GstPadDirection direct
     gint rate;
     size_t frames = 0;
 
-    g_mutex_lock(&self->engine_lock);
-    if (self->stream)
-      frames = fx_fir_engine_latency(fx_fir_stream_engine(self->stream));
-    g_mutex_unlock(&self->engine_lock);
     GST_OBJECT_LOCK(self);
     rate = self->rate;
+    frames = self->latency_frames;
     GST_OBJECT_UNLOCK(self);
     if (rate > 0)
       ours = gst_util_uint64_scale_int(frames, GST_SECOND, rate);
@@ -701,8 +775,9 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   gboolean is_f64 = GST_AUDIO_INFO_FORMAT(&filter->info) == GST_AUDIO_FORMAT_F64;
   fx_fir_engine_t *pending;
   GstMapInfo map;
-  gboolean nonfinite = FALSE, warn = FALSE;
+  gboolean nonfinite = FALSE, warn = FALSE, latency_changed = FALSE;
   size_t frames;
+  gint rate = GST_AUDIO_INFO_RATE(&filter->info);
 
   g_mutex_lock(&self->engine_lock);
   if (!self->stream || bpf == 0) {
@@ -738,9 +813,17 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
     }
   }
   if (pending || fx_fir_stream_fading(self->stream) || nonfinite)
-    update_backend_locked(self);
+    latency_changed = update_backend_locked(self);
+  if (GST_BUFFER_PTS_IS_VALID(buf) && GST_BUFFER_DURATION_IS_VALID(buf))
+    self->next_ts = GST_BUFFER_PTS(buf) + GST_BUFFER_DURATION(buf);
+  else if (GST_BUFFER_PTS_IS_VALID(buf) && rate > 0)
+    self->next_ts = GST_BUFFER_PTS(buf) + gst_util_uint64_scale_int(frames, GST_SECOND, rate);
+  if (GST_BUFFER_OFFSET_IS_VALID(buf))
+    self->next_offset = GST_BUFFER_OFFSET(buf) + frames;
   g_mutex_unlock(&self->engine_lock);
   gst_buffer_unmap(buf, &map);
+  if (latency_changed)
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   if (warn)
     GST_ELEMENT_WARNING(self, STREAM, DECODE, ("NaN or Inf in the input"),
                         ("the filter history was reset after this buffer"));

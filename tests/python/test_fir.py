@@ -388,3 +388,57 @@ def test_nonfinite_input_resets_history():
     clean = x.copy()
     clean[:2000] = 0.0  # history reset after the buffer holding the NaN
     assert rel_err(y[2000:], lfilter(taps, clean)[2000:]) <= F64_TOL
+
+
+# ------------------------------------------------------------------------------------------------
+# max-latency: FFT blocks for speed, the latency reported, the tail pushed at EOS
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_latency_delays_by_one_block_and_keeps_the_tail(dtype):
+    n_taps, block = 2001, 1024
+    rng = case_rng("lat-%s" % np.dtype(dtype).name)
+    taps = rng.standard_normal(n_taps) / np.sqrt(n_taps)
+    x = noise(15000, 2, seed=21).astype(dtype)
+    res = run_pipeline("fxfir name=fx max-latency=1500", x, RATE, split="random", rng=rng,
+                       configure=set_kernel(taps), read_props=[("fx", "backend")])
+    assert not res.errors and not res.warnings and res.eos
+    assert res.props[("fx", "backend")].startswith("partitioned")
+    assert res.y.shape[0] == x.shape[0] + block, res.y.shape
+    assert np.max(np.abs(res.y[:block])) == 0.0
+    full = np.vstack([x, np.zeros((block, 2), dtype)])
+    err = rel_err(res.y[block:], lfilter(taps, full)[:x.shape[0]])
+    record("fir latency %s" % np.dtype(dtype).name, "rel", err, "2001 taps, block 1024")
+    assert err <= (F64_TOL if dtype == np.float64 else F32_TOL)
+    # timestamps continue into the tail
+    (pts_last, n_last) = res.out_pts[-1]
+    assert n_last == block and pts_last == Gst.util_uint64_scale_int(x.shape[0], Gst.SECOND, RATE)
+
+
+def test_max_latency_reported_and_message_on_change():
+    pipeline = Gst.parse_launch(
+        "audiotestsrc is-live=true samplesperbuffer=480 ! audio/x-raw,format=F32LE,rate=48000 ! "
+        "fxfir name=fx num-taps=31 max-latency=4096 ! fakesink sync=true")
+    bus = pipeline.get_bus()
+    fx = pipeline.get_by_name("fx")
+    pipeline.set_state(Gst.State.PLAYING)
+    try:
+        assert pipeline.get_state(5 * Gst.SECOND)[0] == Gst.StateChangeReturn.SUCCESS
+
+        def ours():
+            q_up = Gst.Query.new_latency()
+            assert fx.get_static_pad("sink").peer_query(q_up)
+            q = Gst.Query.new_latency()
+            assert fx.get_static_pad("src").query(q)
+            return q.parse_latency()[1] - q_up.parse_latency()[1]
+
+        assert ours() == 0  # 31 taps: direct form, no latency
+        bus.set_flushing(True)
+        bus.set_flushing(False)
+        fx.set_property("num-taps", 3001)
+        msg = bus.timed_pop_filtered(5 * Gst.SECOND, Gst.MessageType.LATENCY)
+        assert msg is not None and msg.src == fx
+        assert ours() == Gst.util_uint64_scale_int(4096, Gst.SECOND, RATE)
+        assert fx.get_property("backend").startswith("partitioned")
+    finally:
+        pipeline.set_state(Gst.State.NULL)
