@@ -89,8 +89,24 @@ def main():
                                            "timeout"))
         return c1 - c0, t1 - t0
 
+    def own_latency(desc, configure=None):
+        """Frames of latency the element named fir adds (its LATENCY answer minus upstream's)."""
+        pipe = Gst.parse_launch("%s ! %s ! fakesink" % (src, desc))
+        if configure:
+            configure(pipe)
+        pipe.set_state(Gst.State.PAUSED)
+        pipe.get_state(10 * Gst.SECOND)
+        el = pipe.get_by_name("fir")
+        q_up, q = Gst.Query.new_latency(), Gst.Query.new_latency()
+        el.get_static_pad("sink").peer_query(q_up)
+        el.get_static_pad("src").query(q)
+        pipe.set_state(Gst.State.NULL)
+        ns = q.parse_latency()[1] - q_up.parse_latency()[1]
+        return int(round(ns * RATE / 1e9))
+
     taps_list = [int(t) for t in a.taps.split(",")]
     cases = [("identity", "identity", None, 0)]
+    latency = {}
     for n in taps_list:
         h = ss.firwin(n, CUTOFF, fs=RATE)
         kernel = [float(v) for v in h]
@@ -98,11 +114,23 @@ def main():
         def cfg(pipe, kernel=kernel):
             pipe.get_by_name("fir").set_property("kernel", kernel)
 
+        stock_lat = own_latency("audiofirfilter name=fir", cfg)
+        latency[("audiofirfilter", n)] = stock_lat
+        latency[("audiowsinclimit", n)] = own_latency(
+            "audiowsinclimit name=fir mode=low-pass cutoff=%g length=%d" % (CUTOFF, n))
+        latency[("fxfir", n)] = 0
         cases.append(("fxfir", "fxfir num-taps=%d cutoff=%g" % (n, CUTOFF), None, n))
+        if stock_lat >= 64:
+            name = "fxfir max-latency=%d" % stock_lat
+            d = "fxfir name=fir num-taps=%d cutoff=%g max-latency=%d" % (n, CUTOFF, stock_lat)
+            latency[(name, n)] = own_latency(d)
+            cases.append((name, d, None, n))
         cases.append(("audiofirfilter", "audiofirfilter name=fir", cfg, n))
         cases.append(("audiowsinclimit", "audiowsinclimit mode=low-pass cutoff=%g length=%d "
                       "window=hamming" % (CUTOFF, n), None, n))
         if not a.no_low_latency and n <= 101:  # time-domain: far too slow for long kernels
+            latency[("audiofirfilter low-latency", n)] = 0
+            latency[("audiowsinclimit low-latency", n)] = 0
             cases.append(("audiofirfilter low-latency", "audiofirfilter name=fir low-latency=true",
                           cfg, n))
             cases.append(("audiowsinclimit low-latency", "audiowsinclimit mode=low-pass "
@@ -124,7 +152,7 @@ def main():
         cpu = statistics.median(c for c, _ in res[i]) - base_cpu
         wall = statistics.median(w for _, w in res[i]) - base_wall
         rows.append(dict(element=name, taps=n, cpu_s=cpu, wall_s=wall,
-                         ns_per_frame=cpu * 1e9 / frames))
+                         ns_per_frame=cpu * 1e9 / frames, latency=latency.get((name, n), -1)))
     fx = {r["taps"]: r for r in rows if r["element"] == "fxfir"}
     for r in rows:
         r["speedup_cpu"] = r["cpu_s"] / fx[r["taps"]]["cpu_s"]
@@ -132,11 +160,12 @@ def main():
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "fir.csv"), "w") as f:
-        f.write("element,taps,cpu_s,wall_s,ns_per_frame,fxfir_speedup_cpu,fxfir_speedup_wall\n")
+        f.write("element,taps,latency_frames,cpu_s,wall_s,ns_per_frame,fxfir_speedup_cpu,"
+                "fxfir_speedup_wall\n")
         for r in rows:
-            f.write("%s,%d,%.4f,%.4f,%.2f,%.2f,%.2f\n" % (r["element"], r["taps"], r["cpu_s"],
-                                                          r["wall_s"], r["ns_per_frame"],
-                                                          r["speedup_cpu"], r["speedup_wall"]))
+            f.write("%s,%d,%d,%.4f,%.4f,%.2f,%.2f,%.2f\n" % (
+                r["element"], r["taps"], r["latency"], r["cpu_s"], r["wall_s"],
+                r["ns_per_frame"], r["speedup_cpu"], r["speedup_wall"]))
     cpu = ""
     try:
         cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
@@ -167,16 +196,31 @@ def main():
         "to 101 taps only: time-domain, far too slow beyond) add none, like fxfir (zero latency "
         "on both of its paths).",
         "",
-        "| taps | element | fxfir backend | cpu ms | ns/frame | fxfir speed-up (cpu) | "
-        "speed-up (wall) |",
-        "| ---: | --- | --- | ---: | ---: | ---: | ---: |",
+        "Speed-up is against the zero-latency fxfir row; rows `fxfir max-latency=L` give fxfir the "
+        "latency the stock element takes at that length (measured with the LATENCY query) and "
+        "show its own time (speed-up column: stock time / that row's time is in the text below).",
+        "",
+        "| taps | element | latency (frames) | fxfir backend | cpu ms | ns/frame | "
+        "fxfir speed-up (cpu) | speed-up (wall) |",
+        "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        lines.append("| %d | %s | %s | %.1f | %.1f | %s | %s |" % (
-            r["taps"], r["element"], backend[r["taps"]] if r["element"] == "fxfir" else "",
+        lines.append("| %d | %s | %d | %s | %.1f | %.1f | %s | %s |" % (
+            r["taps"], r["element"], r["latency"],
+            backend[r["taps"]] if r["element"] == "fxfir" else "",
             r["cpu_s"] * 1e3, r["ns_per_frame"],
             "—" if r["element"] == "fxfir" else "%.1f×" % r["speedup_cpu"],
             "—" if r["element"] == "fxfir" else "%.1f×" % r["speedup_wall"]))
+    lines += ["", "At equal latency (stock default mode vs `fxfir max-latency=` the stock latency), "
+              "fxfir speed-up (cpu / wall):", ""]
+    for n in taps_list:
+        lat = [r for r in rows if r["taps"] == n and r["element"].startswith("fxfir max-latency")]
+        if not lat:
+            continue
+        for stock in ("audiofirfilter", "audiowsinclimit"):
+            st = [r for r in rows if r["taps"] == n and r["element"] == stock][0]
+            lines.append("- %d taps, %s: %.1f× / %.1f×" % (
+                n, stock, st["cpu_s"] / lat[0]["cpu_s"], st["wall_s"] / lat[0]["wall_s"]))
     lines.append("")
     open(os.path.join(a.out, "fir.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
