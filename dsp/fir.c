@@ -300,7 +300,7 @@ static size_t round_elems(size_t n, size_t elem)
 typedef struct {
   int is_f64, measure;
   size_t n;
-  void *r2c, *c2r;
+  void *fwd, *bwd;
 } fir_plan_t;
 
 #define FIR_MAX_PLANS 128
@@ -308,9 +308,10 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fir_plan_t plan_cache[FIR_MAX_PLANS];
 static int plan_count;
 
-/* r2c/c2r plans of real size n (interleaved complex: FFTW's SIMD codelets, about 1.5x faster
- * here than its split-complex interface). FFTW's new-array execute needs the planning arrays'
- * alignment: every array the engine passes is fftw_malloc'd or a 64-byte multiple into one. */
+/* Complex forward/backward plans of n points, out of place (interleaved complex: FFTW's SIMD
+ * codelets; two real channels per transform, see fir_engine_impl.h). FFTW's new-array execute
+ * needs the planning arrays' alignment: every array the engine passes is fftw_malloc'd or a
+ * 64-byte multiple into one. */
 static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
 {
   const fir_plan_t *found = NULL;
@@ -325,35 +326,38 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
     }
   if (!found && plan_count < FIR_MAX_PLANS) {
     fir_plan_t p = {is_f64, measure, n, NULL, NULL};
-    size_t nr = round_elems(n + 2, is_f64 ? sizeof(double) : sizeof(float));
     if (is_f64) {
-      double *t = fftw_malloc(n * sizeof *t), *c = fftw_malloc(nr * sizeof *c);
-      if (t && c) {
-        p.r2c = fftw_plan_dft_r2c_1d((int) n, t, (fftw_complex *) c, flags);
-        p.c2r = fftw_plan_dft_c2r_1d((int) n, (fftw_complex *) c, t, flags);
+      fftw_complex *a = fftw_malloc(n * sizeof *a), *b = fftw_malloc(n * sizeof *b);
+      if (a && b) {
+        p.fwd = fftw_plan_dft_1d((int) n, a, b, FFTW_FORWARD, flags);
+        p.bwd = fftw_plan_dft_1d((int) n, a, b, FFTW_BACKWARD, flags);
       }
-      fftw_free(t), fftw_free(c);
+      fftw_free(a), fftw_free(b);
+      if (!(p.fwd && p.bwd)) {
+        if (p.fwd)
+          fftw_destroy_plan(p.fwd);
+        if (p.bwd)
+          fftw_destroy_plan(p.bwd);
+        p.fwd = p.bwd = NULL;
+      }
     } else {
-      float *t = fftwf_malloc(n * sizeof *t), *c = fftwf_malloc(nr * sizeof *c);
-      if (t && c) {
-        p.r2c = fftwf_plan_dft_r2c_1d((int) n, t, (fftwf_complex *) c, flags);
-        p.c2r = fftwf_plan_dft_c2r_1d((int) n, (fftwf_complex *) c, t, flags);
+      fftwf_complex *a = fftwf_malloc(n * sizeof *a), *b = fftwf_malloc(n * sizeof *b);
+      if (a && b) {
+        p.fwd = fftwf_plan_dft_1d((int) n, a, b, FFTW_FORWARD, flags);
+        p.bwd = fftwf_plan_dft_1d((int) n, a, b, FFTW_BACKWARD, flags);
       }
-      fftwf_free(t), fftwf_free(c);
+      fftwf_free(a), fftwf_free(b);
+      if (!(p.fwd && p.bwd)) {
+        if (p.fwd)
+          fftwf_destroy_plan(p.fwd);
+        if (p.bwd)
+          fftwf_destroy_plan(p.bwd);
+        p.fwd = p.bwd = NULL;
+      }
     }
-    if (p.r2c && p.c2r) {
+    if (p.fwd) {
       plan_cache[plan_count] = p;
       found = &plan_cache[plan_count++];
-    } else if (is_f64) {
-      if (p.r2c)
-        fftw_destroy_plan(p.r2c);
-      if (p.c2r)
-        fftw_destroy_plan(p.c2r);
-    } else {
-      if (p.r2c)
-        fftwf_destroy_plan(p.r2c);
-      if (p.c2r)
-        fftwf_destroy_plan(p.c2r);
     }
   }
   pthread_mutex_unlock(&plan_lock);

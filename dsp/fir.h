@@ -104,17 +104,18 @@ typedef struct {
                      * kernels */
 } fx_fir_options_t;
 
-/* Defaults chosen from fx-bench-fir measurements (bench/fir_engine.c, bench/results/fir.md):
- * direct form is faster up to about 256 taps in F32 and 192 taps in F64 (stereo, AVX-512);
- * head 64 with growth 8 was the best or within noise of the best schedule at every length. */
-#define FX_FIR_DEFAULT_CROSSOVER_F32 256
-#define FX_FIR_DEFAULT_CROSSOVER_F64 192
+/* Defaults chosen from fx-bench-fir measurements (bench/fir_engine.c, bench/results/fir.md,
+ * stereo, AVX-512 on Zen 4): the direct form is faster up to about 160 taps in F32 and 128 taps
+ * in F64; head 64 with growth 8 was the best or within noise of the best schedule at every
+ * length. */
+#define FX_FIR_DEFAULT_CROSSOVER_F32 160
+#define FX_FIR_DEFAULT_CROSSOVER_F64 128
 #define FX_FIR_DEFAULT_HEAD 64
 #define FX_FIR_DEFAULT_FACTOR 8
 #define FX_FIR_DEFAULT_MAX_BLOCK 4096
-/* With a latency budget, the partitioned form (about 10 ns per stereo frame whatever the length
- * up to a few thousand taps) is faster than the direct form from about this many taps on. */
-#define FX_FIR_DEFAULT_CROSSOVER_LATENCY 128
+/* With a latency budget, the partitioned form (about 4.5 ns per stereo F32 frame whatever the
+ * length up to a few thousand taps) is faster than the direct form above about this many taps. */
+#define FX_FIR_DEFAULT_CROSSOVER_LATENCY 64
 #define FX_FIR_MAX_LATENCY ((size_t) 1 << 16)
 
 typedef struct fx_fir_engine fx_fir_engine_t;

@@ -14,11 +14,11 @@
  * (an empty or non-finite kernel is refused, so a kernel cannot be unset; use a new element).
  * The output is `scipy.signal.lfilter(taps, 1, x)` per channel.
  *
- * Short kernels (up to 256 taps in F32, 192 in F64: the measured crossover) run in direct form
+ * Short kernels (up to 160 taps in F32, 128 in F64: the measured crossover) run in direct form
  * (SIMD, chosen at run time); longer ones as a zero-latency partitioned convolution: the first 64
  * taps direct, the rest by uniformly partitioned overlap-save FFT convolution (FFTW) in levels of
  * growing block size (64, 512, 4096 frames). Neither adds latency (the LATENCY query adds 0).
- * With `max-latency` (frames) the element may trade latency for speed: kernels longer than 128
+ * With `max-latency` (frames) the element may trade latency for speed: kernels longer than 64
  * taps then run entirely as FFT convolution in power-of-two blocks within it (the fastest for
  * the length: 1024-8192 frames when allowed), several times cheaper for long kernels; the output is
  * delayed by that block, which the LATENCY query reports (a latency message is posted when it
@@ -125,7 +125,7 @@ GType gst_fx_fir_method_get_type(void)
   static GType type = 0;
   static const GEnumValue values[] = {
       {FX_FIR_METHOD_AUTO,
-       "Direct form up to 256 taps (F32) or 192 (F64), partitioned FFT convolution above", "auto"},
+       "Direct form up to 160 taps (F32) or 128 (F64), partitioned FFT convolution above", "auto"},
       {FX_FIR_METHOD_DIRECT, "Direct form (dot product per sample)", "direct"},
       {FX_FIR_METHOD_PARTITIONED, "Zero-latency partitioned FFT convolution", "partitioned"},
       {0, NULL, NULL},
@@ -478,7 +478,7 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       gobject_class, PROP_MAX_LATENCY,
       g_param_spec_int("max-latency", "Maximum latency",
                        "Frames of latency the element may add for speed (0: none). From 64 on, "
-                       "kernels longer than 128 taps run as FFT convolution in power-of-two "
+                       "kernels longer than 64 taps run as FFT convolution in power-of-two "
                        "blocks within it (the fastest for the length, 1024-8192 frames when "
                        "allowed): the output is delayed by that block (reported in the LATENCY "
                        "query; the tail is pushed at EOS)",

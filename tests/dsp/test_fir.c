@@ -223,41 +223,41 @@ static void test_latency(void)
   static const size_t taps[] = {5, 100, 1001, 5000};
   static const size_t budgets[] = {64, 100, 1024, 3000};
   size_t frames = 12000;
-  int C = 2;
-  double *x = malloc(frames * C * 8), *y = malloc(frames * C * 8), *ref = malloc(frames * C * 8);
+  double *x = malloc(frames * 3 * 8), *y = malloc(frames * 3 * 8), *ref = malloc(frames * 3 * 8);
   double *h = malloc(5000 * sizeof *h);
 
-  for (size_t i = 0; i < frames * (size_t) C; i++)
+  for (size_t i = 0; i < frames * 3; i++)
     x[i] = rng_uniform();
   for (size_t k = 0; k < 5000; k++)
     h[k] = rng_uniform() * 0.02;
-  for (size_t ti = 0; ti < 4; ti++)
-    for (size_t bi = 0; bi < 4; bi++) {
-      /* the largest power of two within the budget, but no more than the length's best block:
-       * next_pow2(n) / 4 kept within 1024..8192 */
-      size_t n = taps[ti], best = n == 5000 ? 2048 : 1024;
-      size_t L = budgets[bi] >= 2048 ? 2048 : budgets[bi] >= 1024 ? 1024 : 64;
-      L = L < best ? L : best;
-      fx_fir_options_t o = {FX_FIR_METHOD_PARTITIONED, 0, 0, 0, 0, 0, budgets[bi]};
-      fx_fir_engine_t *e = fx_fir_engine_new(h, n, C, 1, &o, NULL);
-      CHECK(e && fx_fir_engine_latency(e) == L, "latency %zu for budget %zu: %zu", L, budgets[bi],
-            e ? fx_fir_engine_latency(e) : 0);
-      if (!e)
-        continue;
-      run_split(e, x, y, frames, C * sizeof(double), 2);
-      reference(h, n, x, ref, frames - L, C);
-      double d = 0;
-      for (size_t i = 0; i < L * (size_t) C; i++)
-        d = fmax(d, fabs(y[i]));
-      for (size_t i = L * (size_t) C; i < frames * (size_t) C; i++)
-        d = fmax(d, fabs(y[i] - ref[i - L * (size_t) C]));
-      CHECK(d < 1e-13, "delayed convolution, %zu taps, latency %zu: %g", n, L, d);
-      fx_fir_engine_free(e);
-    }
+  for (int C = 1; C <= 3; C++)
+    for (size_t ti = 0; ti < 4; ti++)
+      for (size_t bi = 0; bi < 4; bi++) {
+        /* the largest power of two within the budget, but no more than the length's best block:
+         * next_pow2(n) / 4 kept within 1024..8192 */
+        size_t n = taps[ti], best = n == 5000 ? 2048 : 1024;
+        size_t L = budgets[bi] >= 2048 ? 2048 : budgets[bi] >= 1024 ? 1024 : 64;
+        L = L < best ? L : best;
+        fx_fir_options_t o = {FX_FIR_METHOD_PARTITIONED, 0, 0, 0, 0, 0, budgets[bi]};
+        fx_fir_engine_t *e = fx_fir_engine_new(h, n, C, 1, &o, NULL);
+        CHECK(e && fx_fir_engine_latency(e) == L, "latency %zu for budget %zu: %zu", L, budgets[bi],
+              e ? fx_fir_engine_latency(e) : 0);
+        if (!e)
+          continue;
+        run_split(e, x, y, frames, C * sizeof(double), 2);
+        reference(h, n, x, ref, frames - L, C);
+        double d = 0;
+        for (size_t i = 0; i < L * (size_t) C; i++)
+          d = fmax(d, fabs(y[i]));
+        for (size_t i = L * (size_t) C; i < frames * (size_t) C; i++)
+          d = fmax(d, fabs(y[i] - ref[i - L * (size_t) C]));
+        CHECK(d < 1e-13, "delayed convolution, %zu taps, %d ch, latency %zu: %g", n, C, L, d);
+        fx_fir_engine_free(e);
+      }
   {
     /* auto: a short kernel stays direct and adds nothing */
     fx_fir_options_t o = {FX_FIR_METHOD_AUTO, 0, 0, 0, 0, 0, 1024};
-    fx_fir_engine_t *e = fx_fir_engine_new(h, 31, C, 1, &o, NULL);
+    fx_fir_engine_t *e = fx_fir_engine_new(h, 31, 2, 1, &o, NULL);
     CHECK(e && fx_fir_engine_latency(e) == 0, "short kernel: no latency");
     fx_fir_engine_free(e);
   }

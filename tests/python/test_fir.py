@@ -153,9 +153,9 @@ def test_kernel_vs_lfilter(n_taps, method, dtype):
     assert_clean(res, frames=frames)
     backend = res.props[("fx", "backend")]
     # the partitioned form does its first 64 taps directly: a kernel that short is direct anyway;
-    # auto runs up to 192 (F64) / 256 (F32) taps direct
+    # auto runs up to 128 (F64) / 160 (F32) taps direct
     expect = "direct" if (method == "direct" or n_taps <= 64 or
-                          (method == "auto" and n_taps <= 192)) else "partitioned"
+                          (method == "auto" and n_taps <= 128)) else "partitioned"
     assert backend.startswith(expect), backend
     assert res.props[("fx", "taps")] == n_taps
     err = rel_err(res.y, lfilter(taps, x))
@@ -240,7 +240,7 @@ def test_latency_query_adds_nothing(n_taps):
         q = Gst.Query.new_latency()
         assert fx.get_static_pad("src").query(q)
         assert q.parse_latency() == q_up.parse_latency()
-        assert fx.get_property("backend").startswith("direct" if n_taps <= 192 else "partitioned")
+        assert fx.get_property("backend").startswith("direct" if n_taps <= 128 else "partitioned")
     finally:
         pipeline.set_state(Gst.State.NULL)
 
