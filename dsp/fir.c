@@ -530,6 +530,51 @@ int fx_fir_engine_levels(const fx_fir_engine_t *e)
   return e ? e->levels : 0;
 }
 
+/* The exponent bits all set means Inf or NaN; OR-ing the test over fixed-size blocks lets the
+ * compiler vectorize the scan (integer operations, no reassociation needed). */
+int fx_fir_has_nonfinite(const void *samples, size_t n, int is_f64)
+{
+  const unsigned char *p = samples;
+  size_t i = 0;
+
+  if (is_f64) {
+    const uint64_t mask = 0x7ff0000000000000ull;
+    for (; i + 64 <= n; i += 64) {
+      uint64_t bits[64];
+      int bad = 0;
+      memcpy(bits, p + i * 8, sizeof bits);
+      for (int k = 0; k < 64; k++)
+        bad |= (bits[k] & mask) == mask;
+      if (bad)
+        return 1;
+    }
+    for (; i < n; i++) {
+      uint64_t b;
+      memcpy(&b, p + i * 8, 8);
+      if ((b & mask) == mask)
+        return 1;
+    }
+  } else {
+    const uint32_t mask = 0x7f800000u;
+    for (; i + 64 <= n; i += 64) {
+      uint32_t bits[64];
+      int bad = 0;
+      memcpy(bits, p + i * 4, sizeof bits);
+      for (int k = 0; k < 64; k++)
+        bad |= (bits[k] & mask) == mask;
+      if (bad)
+        return 1;
+    }
+    for (; i < n; i++) {
+      uint32_t b;
+      memcpy(&b, p + i * 4, 4);
+      if ((b & mask) == mask)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------------------------------- */
 /* stream: crossfaded kernel changes */
 

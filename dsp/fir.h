@@ -141,6 +141,9 @@ const char *fx_fir_engine_method(const fx_fir_engine_t *e);
 /* Number of FFT levels (0 for direct). */
 int fx_fir_engine_levels(const fx_fir_engine_t *e);
 
+/* 1 when any of the samples (F32 or F64) is NaN or infinite, else 0. A vectorizable scan. */
+int fx_fir_has_nonfinite(const void *samples, size_t n, int is_f64);
+
 /* ---------------------------------------------------------------------------------------------
  * Stream: an engine plus click-free kernel changes. A new engine is primed with the recent input
  * history and crossfaded in linearly over `fade_frames`; an engine handed over during a fade

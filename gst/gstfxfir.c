@@ -751,22 +751,6 @@ static void gst_fx_fir_before_transform(GstBaseTransform *trans, GstBuffer *buff
   gst_fx_sync_controllers(trans, buffer);
 }
 
-static gboolean has_nonfinite(const void *data, size_t samples, gboolean is_f64)
-{
-  if (is_f64) {
-    const double *d = data;
-    for (size_t i = 0; i < samples; i++)
-      if (!isfinite(d[i]))
-        return TRUE;
-  } else {
-    const float *f = data;
-    for (size_t i = 0; i < samples; i++)
-      if (!isfinite(f[i]))
-        return TRUE;
-  }
-  return FALSE;
-}
-
 static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
   GstFxFir *self = GST_FX_FIR(trans);
@@ -801,7 +785,7 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   }
   frames = map.size / bpf;
   if (frames > 0) {
-    nonfinite = has_nonfinite(map.data, frames * (size_t) channels, is_f64);
+    nonfinite = fx_fir_has_nonfinite(map.data, frames * (size_t) channels, is_f64);
     fx_fir_stream_process(self->stream, map.data, map.data, frames);
     if (nonfinite) {
       /* NaN/Inf would stay in the history for num-taps samples: start clean after this buffer */

@@ -304,12 +304,32 @@ static void test_stream(void)
   free(x), free(y), free(ref);
 }
 
+static void test_nonfinite(void)
+{
+  double d[300];
+  float f[300];
+  for (int i = 0; i < 300; i++)
+    d[i] = f[i] = (float) rng_uniform() * 1e30f;
+  CHECK(!fx_fir_has_nonfinite(d, 300, 1) && !fx_fir_has_nonfinite(f, 300, 0), "finite");
+  for (int at = 0; at < 300; at += 37) {
+    double save = d[at];
+    float savef = f[at];
+    d[at] = at % 2 ? NAN : -INFINITY;
+    f[at] = at % 2 ? NAN : INFINITY;
+    CHECK(fx_fir_has_nonfinite(d, 300, 1) && fx_fir_has_nonfinite(f, 300, 0), "at %d", at);
+    d[at] = save, f[at] = savef;
+  }
+  d[5] = 1.7e308; /* large but finite */
+  CHECK(!fx_fir_has_nonfinite(d, 300, 1), "large finite");
+}
+
 int main(void)
 {
   test_design();
   test_engine();
   test_latency();
   test_stream();
+  test_nonfinite();
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
