@@ -29,7 +29,7 @@ typedef struct {
   int channels, pairs, nlev;
   size_t nh;      /* taps done directly (head); 0 with a block latency (the head is all zeros) */
   size_t nh1;     /* history frames kept for the head: nh - 1, or 0 */
-  FIR_T *hr;      /* head taps reversed */
+  FIR_T *hr;      /* head taps reversed, in the dot kernel's layout (fir_kernel.h) */
   FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
   FIR_T **y;      /* per channel: output of a chunk */
   FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one complex block pair */
@@ -295,13 +295,19 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   if (f->nh > n)
     f->nh = n;
   f->nh1 = f->nh ? f->nh - 1 : 0;
-  f->hr = FE(fir_alloc)(f->nh);
+  {
+    size_t lanes = (size_t) k->FE(lanes), K = f->nh + lanes - 1;
+    f->hr = FE(fir_alloc)(K * lanes);
+    if (f->hr)
+      for (size_t kk = 0; kk < K; kk++)
+        for (size_t t = 0; t < lanes; t++)
+          if (kk >= t && kk - t < f->nh)
+            f->hr[kk * lanes + t] = (FIR_T) taps[f->nh - 1 - (kk - t)];
+  }
   f->work = FE(fir_alloc_per_channel)(channels, f->nh1 + FIR_CHUNK);
   f->y = FE(fir_alloc_per_channel)(channels, FIR_CHUNK);
   if (!f->hr || !f->work || !f->y)
     goto nomem;
-  for (size_t j = 0; j < f->nh; j++)
-    f->hr[j] = (FIR_T) taps[f->nh - 1 - j];
 
   if (partitioned) {
     size_t B = lat ? lat : o->head;

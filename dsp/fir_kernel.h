@@ -5,8 +5,10 @@
 
 #include <stddef.h>
 
-/* y[i] = sum_{j<n} hr[j] * w[i + j] for i < len (hr: the kernel reversed). Every y[i] is
- * accumulated in the same order whatever i is, so results do not depend on the block split. */
+/* y[i] = sum_{j<n} hr[j] * w[i + j] for i < len (hr: the kernel reversed), with the kernel given
+ * as hv[k * lanes + t] = hr[k - t] (0 outside 0..n-1) for k < n + lanes - 1 (see
+ * fx_fir_kernels_t.lanes_*). Every y[i] is accumulated in the same order whatever i is, so
+ * results do not depend on the block split. */
 typedef void (*fx_fir_dot_f32_fn)(const float *hr, size_t n, const float *w, float *y, size_t len);
 typedef void (*fx_fir_dot_f64_fn)(const double *hr, size_t n, const double *w, double *y,
                                   size_t len);
@@ -20,6 +22,7 @@ typedef void (*fx_fir_cmac_f64_fn)(double *y, const double *hd, const double *hs
 
 typedef struct {
   const char *name;
+  int lanes_f32, lanes_f64; /* vector lanes: the layout of the dot kernels' hv */
   fx_fir_dot_f32_fn dot_f32;
   fx_fir_dot_f64_fn dot_f64;
   fx_fir_cmac_f32_fn cmac_f32;

@@ -37,45 +37,40 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
   {                                                                                                \
     memcpy(p, &v, sizeof v);                                                                       \
   }                                                                                                \
-  static void FIR_NAME(dot_##SUF)(const T *restrict hr, size_t n, const T *restrict w,             \
+  static void FIR_NAME(dot_##SUF)(const T *restrict hv, size_t n, const T *restrict w,             \
                                   T *restrict y, size_t len)                                       \
   {                                                                                                \
-    size_t i = 0;                                                                                  \
-    /* 8 independent accumulators hide the FMA latency (4 cycles, 2 ports) */                      \
+    /* hv[k*NV + t] = hr[k - t] (0 outside the kernel), k < n + NV - 1: output lane t of a vector  \
+     * at i sums w[i + k] * hv[k][t] over k, the same terms in the same order as the scalar        \
+     * y[i + t] = sum_j hr[j] w[i + t + j]; the input is broadcast (no unaligned vector loads). */ \
+    size_t K = n + NV - 1, i = 0;                                                                  \
     for (; i + 8 * NV <= len; i += 8 * NV) {                                                       \
       V a[8] = {{0}};                                                                              \
       const T *p = w + i;                                                                          \
-      for (size_t j = 0; j < n; j++) {                                                             \
-        V h = (V){0} + hr[j];                                                                      \
+      for (size_t k = 0; k < K; k++) {                                                             \
+        V h = FIR_CAT(load, SUF)(hv + k * NV);                                                     \
         for (int t = 0; t < 8; t++)                                                                \
-          a[t] = h * FIR_CAT(load, SUF)(p + j + (size_t) t * NV) + a[t];                           \
+          a[t] = ((V){0} + p[k + (size_t) t * NV]) * h + a[t];                                     \
       }                                                                                            \
       for (int t = 0; t < 8; t++)                                                                  \
         FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
     }                                                                                              \
-    for (; i + 4 * NV <= len; i += 4 * NV) {                                                       \
-      V a[4] = {{0}};                                                                              \
+    for (; i + 2 * NV <= len; i += 2 * NV) {                                                       \
+      V a[2] = {{0}};                                                                              \
       const T *p = w + i;                                                                          \
-      for (size_t j = 0; j < n; j++) {                                                             \
-        V h = (V){0} + hr[j];                                                                      \
-        for (int t = 0; t < 4; t++)                                                                \
-          a[t] = h * FIR_CAT(load, SUF)(p + j + (size_t) t * NV) + a[t];                           \
+      for (size_t k = 0; k < K; k++) {                                                             \
+        V h = FIR_CAT(load, SUF)(hv + k * NV);                                                     \
+        for (int t = 0; t < 2; t++)                                                                \
+          a[t] = ((V){0} + p[k + (size_t) t * NV]) * h + a[t];                                     \
       }                                                                                            \
-      for (int t = 0; t < 4; t++)                                                                  \
+      for (int t = 0; t < 2; t++)                                                                  \
         FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
-    }                                                                                              \
-    for (; i + NV <= len; i += NV) {                                                               \
-      V a0 = {0};                                                                                  \
-      const T *p = w + i;                                                                          \
-      for (size_t j = 0; j < n; j++)                                                               \
-        a0 = ((V){0} + hr[j]) * FIR_CAT(load, SUF)(p + j) + a0;                                    \
-      FIR_CAT(store, SUF)(y + i, a0);                                                              \
     }                                                                                              \
     for (; i < len; i++) {                                                                         \
       T a = 0;                                                                                     \
       const T *p = w + i;                                                                          \
       for (size_t j = 0; j < n; j++)                                                               \
-        a = FIR_FMA_##SUF(hr[j], p[j], a);                                                         \
+        a = FIR_FMA_##SUF(hv[j * NV], p[j], a);                                                    \
       y[i] = a;                                                                                    \
     }                                                                                              \
   }                                                                                                \
@@ -119,6 +114,8 @@ FIR_DEFINE_DOT(f64, double, fir_vd, FIR_ND)
 
 const fx_fir_kernels_t FIR_CAT(fx_fir_kernels, FIR_ISA) = {
     .name = FIR_ISA_NAME,
+    .lanes_f32 = FIR_NF,
+    .lanes_f64 = FIR_ND,
     .dot_f32 = FIR_NAME(dot_f32),
     .dot_f64 = FIR_NAME(dot_f64),
     .cmac_f32 = FIR_NAME(cmac_f32),
