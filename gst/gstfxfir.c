@@ -367,6 +367,18 @@ static void gst_fx_fir_set_property(GObject *object, guint prop_id, const GValue
       parameters_changed(self);
     return;
   }
+  {
+    /* A controller sets its properties before every buffer: an unchanged value must not rebuild
+     * the engine (and crossfade to an identical kernel). */
+    GValue old = G_VALUE_INIT;
+    gboolean same;
+    g_value_init(&old, G_PARAM_SPEC_VALUE_TYPE(pspec));
+    gst_fx_props_get(object, object, fir_fields, G_N_ELEMENTS(fir_fields), prop_id, &old, pspec);
+    same = g_param_values_cmp(pspec, &old, value) == 0;
+    g_value_unset(&old);
+    if (same)
+      return;
+  }
   if (gst_fx_props_set(object, self, fir_fields, G_N_ELEMENTS(fir_fields), prop_id, value, pspec))
     parameters_changed(self);
 }

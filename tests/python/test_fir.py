@@ -443,3 +443,56 @@ def test_max_latency_reported_and_message_on_change():
         assert fx.get_property("backend").startswith("partitioned")
     finally:
         pipeline.set_state(Gst.State.NULL)
+
+
+# ------------------------------------------------------------------------------------------------
+# conventions and automation
+
+
+def test_property_conventions():
+    import re
+    fx = Gst.ElementFactory.make("fxfir", None)
+    dsp = {"mode", "cutoff", "lower-frequency", "upper-frequency", "num-taps", "window",
+           "kaiser-beta"}
+    seen = set()
+    for p in fx.list_properties():
+        assert re.match(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", p.name), p.name
+        if p.name in dsp:
+            seen.add(p.name)
+            assert p.flags & Gst.PARAM_CONTROLLABLE, p.name
+            assert p.flags & Gst.PARAM_MUTABLE_PLAYING, p.name
+    assert seen == dsp
+    f = Gst.ElementFactory.find("fxfir")
+    assert f.get_metadata("klass") == "Filter/Effect/Audio"
+    assert f.get_rank() == Gst.Rank.NONE
+    # the nicks work from gst-launch syntax
+    for w in WINDOWS:
+        e = Gst.parse_launch("fxfir window=%s" % w)
+        assert e.get_property("window").value_nick == w
+
+
+def test_cutoff_automation_is_click_free():
+    gi_ctrl = pytest.importorskip("gi.repository.GstController")
+    frames = RATE
+    t = np.arange(frames) / RATE
+    x = np.repeat((0.5 * np.sin(2 * np.pi * 440 * t))[:, None], 2, axis=1)
+
+    def configure(pipeline):
+        el = pipeline.get_by_name("fx")
+        cs = gi_ctrl.InterpolationControlSource()
+        cs.set_property("mode", gi_ctrl.InterpolationMode.LINEAR)
+        assert cs.set(0, 2000.0)
+        assert cs.set(int(0.8 * Gst.SECOND), 8000.0)
+        binding = gi_ctrl.DirectControlBinding.new_absolute(el, "cutoff", cs)
+        assert el.add_control_binding(binding)
+        pipeline._fx_keep = [cs, binding]
+
+    res = run_pipeline("fxfir name=fx num-taps=101", x, RATE, split=480, configure=configure)
+    assert_clean(res, frames=frames)
+    step_in = float(np.max(np.abs(np.diff(x[:, 0]))))
+    step_out = float(np.max(np.abs(np.diff(res.y[200:, 0]))))
+    record("fir automation", "ratio step", step_out / step_in, "cutoff 2k->8k")
+    assert step_out <= 2.0 * step_in
+    # after the ramp the output is the final design's
+    ref = lfilter(scipy_taps("low-pass", 101, RATE, cutoff=8000.0), x)
+    assert rel_err(res.y[int(0.9 * RATE):], ref[int(0.9 * RATE):]) <= 1e-9
