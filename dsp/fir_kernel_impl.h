@@ -23,9 +23,23 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 #define FIR_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* The vector code below contracts a*b+c into an FMA exactly when the scalar macros above do
- * (the files with FMA are compiled with -ffp-contract=fast), so a sample's value does not depend
- * on whether it fell in a vector tile or in the scalar tail. */
+/* The vector code uses an explicit FMA exactly when the scalar macros above do, so a sample's
+ * value does not depend on whether it fell in a vector tile or in the scalar tail (whatever the
+ * compiler's contraction settings). */
+#if defined(__FMA__) && FIR_VBYTES == 64 && defined(__AVX512F__)
+#include <immintrin.h>
+#define FIR_VFMA_f32(a, b, c) ((fir_vf) _mm512_fmadd_ps((__m512) (a), (__m512) (b), (__m512) (c)))
+#define FIR_VFMA_f64(a, b, c)                                                                      \
+  ((fir_vd) _mm512_fmadd_pd((__m512d) (a), (__m512d) (b), (__m512d) (c)))
+#elif defined(__FMA__) && FIR_VBYTES == 32
+#include <immintrin.h>
+#define FIR_VFMA_f32(a, b, c) ((fir_vf) _mm256_fmadd_ps((__m256) (a), (__m256) (b), (__m256) (c)))
+#define FIR_VFMA_f64(a, b, c)                                                                      \
+  ((fir_vd) _mm256_fmadd_pd((__m256d) (a), (__m256d) (b), (__m256d) (c)))
+#else
+#define FIR_VFMA_f32(a, b, c) ((a) * (b) + (c))
+#define FIR_VFMA_f64(a, b, c) ((a) * (b) + (c))
+#endif
 #define FIR_DEFINE_DOT(SUF, T, V, NV)                                                              \
   static inline V FIR_CAT(load, SUF)(const T *p)                                                   \
   {                                                                                                \
@@ -50,7 +64,7 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
       for (size_t k = 0; k < K; k++) {                                                             \
         V h = FIR_CAT(load, SUF)(hv + k * NV);                                                     \
         for (int t = 0; t < 8; t++)                                                                \
-          a[t] = ((V){0} + p[k + (size_t) t * NV]) * h + a[t];                                     \
+          a[t] = FIR_VFMA_##SUF((V){0} + p[k + (size_t) t * NV], h, a[t]);                         \
       }                                                                                            \
       for (int t = 0; t < 8; t++)                                                                  \
         FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
@@ -61,7 +75,7 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
       for (size_t k = 0; k < K; k++) {                                                             \
         V h = FIR_CAT(load, SUF)(hv + k * NV);                                                     \
         for (int t = 0; t < 2; t++)                                                                \
-          a[t] = ((V){0} + p[k + (size_t) t * NV]) * h + a[t];                                     \
+          a[t] = FIR_VFMA_##SUF((V){0} + p[k + (size_t) t * NV], h, a[t]);                         \
       }                                                                                            \
       for (int t = 0; t < 2; t++)                                                                  \
         FIR_CAT(store, SUF)(y + i + (size_t) t * NV, a[t]);                                        \
