@@ -71,14 +71,14 @@ int main(int argc, char **argv)
   printf("taps,config,ns_per_frame\n");
   for (size_t ti = 0; ti < sizeof taps / sizeof *taps; ti++) {
     size_t n = taps[ti];
-    fx_fir_options_t od = {FX_FIR_METHOD_DIRECT, 0, 0, 0, 0, 1, 0};
+    fx_fir_options_t od = {FX_FIR_METHOD_DIRECT, 0, 0, 0, 0, -1, 0};
     if (n <= 4096)
       printf("%zu,direct,%.2f\n", n, run(h, n, C, f64, &od, buf, frames, block));
     for (size_t hi = 0; hi < 3; hi++)
       for (size_t fi = 0; fi < 2; fi++)
         for (size_t mi = 0; mi < 3; mi++) {
           fx_fir_options_t o = {
-              FX_FIR_METHOD_PARTITIONED, 0, heads[hi], factors[fi], maxb[mi], 1, 0};
+              FX_FIR_METHOD_PARTITIONED, 0, heads[hi], factors[fi], maxb[mi], -1, 0};
           if (heads[hi] >= n)
             continue;
           if (n <= 1001 && mi > 0) /* max block only matters for long kernels */
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
         }
     /* with a latency budget: first block = latency, no direct part */
     for (size_t lat = 256; lat <= 4096; lat *= 2) {
-      fx_fir_options_t o = {FX_FIR_METHOD_PARTITIONED, 0, 0, 0, 0, 1, lat};
+      fx_fir_options_t o = {FX_FIR_METHOD_PARTITIONED, 0, 0, 0, 0, -1, lat};
       printf("%zu,latency %zu,%.2f\n", n, lat, run(h, n, C, f64, &o, buf, frames, block));
       fflush(stdout);
     }

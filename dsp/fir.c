@@ -419,8 +419,13 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
     o.factor = FX_FIR_DEFAULT_FACTOR;
   if (!o.max_block)
     o.max_block = FX_FIR_DEFAULT_MAX_BLOCK;
-  if (o.fftw_measure < 0)
-    o.fftw_measure = 1;
+  if (o.fftw_measure < 0) {
+    /* FFTW_MEASURE plans a size in 0.2-2 s here (every new size would stall the first
+     * negotiation for seconds) and gains little over FFTW_ESTIMATE at the sizes used (measured
+     * in bench/results/fir.md); FX_FIR_FFTW_MEASURE=1 asks for it. */
+    const char *m = getenv("FX_FIR_FFTW_MEASURE");
+    o.fftw_measure = m && atoi(m) > 0;
+  }
   if (st == FX_FIR_OK && channels < 1)
     st = FX_FIR_ERR_CHANNELS;
   if (st == FX_FIR_OK) {

@@ -96,7 +96,8 @@ typedef struct {
   size_t head;   /* partitioned: first block size = taps done directly, power of 2 (0 = default) */
   size_t factor; /* partitioned: block growth per level, power of 2 >= 2 (0 = default) */
   size_t max_block; /* partitioned: largest block, power of 2 (0 = default) */
-  int fftw_measure; /* plan with FFTW_MEASURE (1) or FFTW_ESTIMATE (0); -1 = default */
+  int fftw_measure; /* plan with FFTW_MEASURE (1) or FFTW_ESTIMATE (0); -1 = default: ESTIMATE
+                     * unless the environment has FX_FIR_FFTW_MEASURE=1 */
   size_t latency;   /* frames of latency allowed (0: none). From 64 on, the partitioned form runs
                      * the kernel delayed by a power-of-two block L within it (the fastest for the
                      * length: see fx_fir_engine_new; at most FX_FIR_MAX_LATENCY) with a first FFT
