@@ -276,8 +276,10 @@ static void parameters_changed(GstFxFir *self)
   }
   GST_OBJECT_LOCK(self);
   if (e) {
-    /* a later change may have overtaken this one: keep the newest */
-    if (serial - self->pending_serial < G_MAXUINT / 2 || !self->pending) {
+    /* a later change (or a negotiation, which designs from all settings so far) may have
+     * overtaken this one while it was being built: only a newer build replaces what was handed
+     * over last */
+    if (serial - self->pending_serial - 1 < G_MAXUINT / 2) {
       fx_fir_engine_free(self->pending);
       self->pending = e;
       self->pending_serial = serial;
@@ -591,7 +593,8 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   gint method, max_latency;
   fx_fir_engine_t *e = NULL;
   fx_fir_stream_t *stream;
-  gboolean latency_changed;
+  gboolean latency_changed, changed_meanwhile;
+  guint design_serial;
 
   if (GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F64 &&
       GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F32)
@@ -601,6 +604,7 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   taps = taps_locked(self, rate, &n, &err);
   method = self->method;
   max_latency = self->max_latency;
+  design_serial = self->serial;
   GST_OBJECT_UNLOCK(self);
   if (taps) {
     e = build_engine(taps, n, channels, is_f64, method, max_latency, &err);
@@ -630,10 +634,16 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   self->channels = channels;
   self->is_f64 = is_f64;
   g_clear_pointer(&self->pending, fx_fir_engine_free);
+  /* builds started before this design are stale; a change since it was made (seen by its setter
+   * before the rate was known, or built for the old shape) is built again below */
+  self->pending_serial = design_serial;
+  changed_meanwhile = self->serial != design_serial;
   g_clear_pointer(&self->last_warning, g_free);
   GST_OBJECT_UNLOCK(self);
   latency_changed = update_backend_locked(self);
   g_mutex_unlock(&self->engine_lock);
+  if (changed_meanwhile)
+    parameters_changed(self);
   if (latency_changed)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   GST_INFO_OBJECT(self, "configured %d Hz, %d channel(s), %s, %zu taps, %s", rate, channels,
