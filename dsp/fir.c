@@ -437,14 +437,14 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
   if (st == FX_FIR_OK) {
     /* A latency budget: a power-of-two block within it, at least 64 frames: the block that
      * measured fastest for the length (a quarter of the kernel rounded up to a power of two,
-     * kept within 1024..8192: fewer, larger FFTs for short kernels, a few partitions for long
+     * kept within 1024..2048: fewer, larger FFTs for short kernels, a few partitions for long
      * ones), or the largest within the budget when that is smaller. */
     if (o.latency >= 64) {
       size_t ideal = 1;
       while (ideal < n)
         ideal *= 2;
       ideal /= 4;
-      ideal = ideal < 1024 ? 1024 : ideal > 8192 ? 8192 : ideal;
+      ideal = ideal < 1024 ? 1024 : ideal > 2048 ? 2048 : ideal;
       lat = 64;
       while (lat * 2 <= o.latency && lat * 2 <= ideal && lat < FX_FIR_MAX_LATENCY)
         lat *= 2;

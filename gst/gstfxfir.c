@@ -20,7 +20,7 @@
  * growing block size (64, 512, 4096 frames). Neither adds latency (the LATENCY query adds 0).
  * With `max-latency` (frames) the element may trade latency for speed: kernels longer than 64
  * taps then run entirely as FFT convolution in power-of-two blocks within it (the fastest for
- * the length: 1024-8192 frames when allowed), several times cheaper for long kernels; the output is
+ * the length: 1024-2048 frames when allowed), several times cheaper for long kernels; the output is
  * delayed by that block, which the LATENCY query reports (a latency message is posted when it
  * changes) and the delayed tail is pushed at EOS. A kernel change while playing is crossfaded over
  * 5 ms. The output never depends on how the input is split into buffers.
@@ -493,7 +493,7 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       g_param_spec_int("max-latency", "Maximum latency",
                        "Frames of latency the element may add for speed (0: none). From 64 on, "
                        "kernels longer than 64 taps run as FFT convolution in power-of-two "
-                       "blocks within it (the fastest for the length, 1024-8192 frames when "
+                       "blocks within it (the fastest for the length, 1024-2048 frames when "
                        "allowed): the output is delayed by that block (reported in the LATENCY "
                        "query; the tail is pushed at EOS)",
                        0, (gint) FX_FIR_MAX_LATENCY, DEFAULT_MAX_LATENCY,
