@@ -43,10 +43,41 @@ def cpu_s():
     return r.ru_utime + r.ru_stime
 
 
+def engine_summary(out):
+    """The crossover measurements (fx-bench-fir, written by run-fir.sh before this script) as a
+    table: CPU ns per stereo frame of the direct form, of the default zero-latency partitioned
+    schedule (head 64, x8, largest block 4096) and of the latency mode's blocks."""
+    lines = []
+    for fmt in ("f32", "f64"):
+        path = os.path.join(out, "fir-engine-%s.csv" % fmt)
+        if not os.path.exists(path):
+            continue
+        rows = {}
+        for line in open(path):
+            parts = line.strip().split(",")
+            if len(parts) != 3 or not parts[0].isdigit():
+                continue
+            rows.setdefault(int(parts[0]), {})[parts[1]] = float(parts[2])
+        cols = ["direct", "partitioned h64 f8 m2048", "partitioned h64 f8 m4096", "latency 1024",
+                "latency 2048"]
+        lines += ["", "Engine alone (`fx-bench-fir`, %s, stereo, 1024-frame calls, CPU ns per "
+                  "frame, median of 5; `fir-engine-%s.csv` has every schedule tried). Default "
+                  "zero-latency schedule: head 64, x8 levels; latency rows: the block a "
+                  "`max-latency` budget of that size gives." % (fmt.upper(), fmt), "",
+                  "| taps | direct | partitioned (max block 2048) | partitioned (max block 4096) "
+                  "| latency 1024 | latency 2048 |",
+                  "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for n in sorted(rows):
+            r = rows[n]
+            lines.append("| %d | %s |" % (n, " | ".join(
+                "%.1f" % r[c] if c in r else "—" for c in cols)))
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seconds", type=float, default=10.0, help="seconds of audio per run")
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=8.0, help="seconds of audio per run")
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--taps", default="31,101,1001,16001")
     ap.add_argument("--no-low-latency", action="store_true",
                     help="skip the stock elements' low-latency rows")
@@ -152,11 +183,20 @@ def main():
         cpu = statistics.median(c for c, _ in res[i]) - base_cpu
         wall = statistics.median(w for _, w in res[i]) - base_wall
         rows.append(dict(element=name, taps=n, cpu_s=cpu, wall_s=wall,
-                         ns_per_frame=cpu * 1e9 / frames, latency=latency.get((name, n), -1)))
+                         ns_per_frame=cpu * 1e9 / frames, latency=latency.get((name, n), -1),
+                         index=i))
+
+    def ratio(i, j, k):
+        """Median over the repetitions of (case i - identity) / (case j - identity), measure k
+        (0: cpu, 1: wall): the cases of one repetition ran back to back under the same load, so
+        the per-repetition ratio is steadier than the ratio of medians on a shared machine."""
+        return statistics.median((res[i][r][k] - res[0][r][k]) / (res[j][r][k] - res[0][r][k])
+                                 for r in range(a.reps))
+
     fx = {r["taps"]: r for r in rows if r["element"] == "fxfir"}
     for r in rows:
-        r["speedup_cpu"] = r["cpu_s"] / fx[r["taps"]]["cpu_s"]
-        r["speedup_wall"] = r["wall_s"] / fx[r["taps"]]["wall_s"]
+        r["speedup_cpu"] = ratio(r["index"], fx[r["taps"]]["index"], 0)
+        r["speedup_wall"] = ratio(r["index"], fx[r["taps"]]["index"], 1)
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "fir.csv"), "w") as f:
@@ -188,7 +228,7 @@ def main():
         "buffers, %.0f s of noise per run, median of %d interleaved runs; identity pipeline "
         "subtracted. **cpu** = CPU time of the process (all threads), the primary figure on this "
         "shared machine; wall for reference. Speed-up = element time / fxfir time at the same "
-        "taps (higher = fxfir faster)." % (
+        "taps (higher = fxfir faster), the median over the repetitions of the per-repetition ratio." % (
             platform.node(), cpu, platform.machine(), os.cpu_count(),
             datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), BLOCK, a.seconds, a.reps),
         "",
@@ -220,8 +260,10 @@ def main():
         for stock in ("audiofirfilter", "audiowsinclimit"):
             st = [r for r in rows if r["taps"] == n and r["element"] == stock][0]
             lines.append("- %d taps, %s: %.1f× / %.1f×" % (
-                n, stock, st["cpu_s"] / lat[0]["cpu_s"], st["wall_s"] / lat[0]["wall_s"]))
+                n, stock, ratio(st["index"], lat[0]["index"], 0),
+                ratio(st["index"], lat[0]["index"], 1)))
     lines.append("")
+    lines += engine_summary(a.out)
     open(os.path.join(a.out, "fir.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     os.remove(path)
