@@ -501,3 +501,15 @@ def test_cutoff_automation_is_click_free():
     # after the ramp the output is the final design's
     ref = lfilter(scipy_taps("low-pass", 101, RATE, cutoff=8000.0), x)
     assert rel_err(res.y[int(0.9 * RATE):], ref[int(0.9 * RATE):]) <= 1e-9
+
+
+def test_renegotiation_redesigns_for_the_new_rate():
+    x1 = noise(6000, 2, seed=31)
+    x2 = noise(9000, 1, seed=32)
+    res = run_pipeline("fxfir name=fx num-taps=401 cutoff=5000", [(x1, 48000), (x2, 96000)],
+                       split="random", rng=np.random.default_rng(4))
+    assert not res.errors and not res.warnings and len(res.pieces) == 2
+    ref1 = lfilter(scipy_taps("low-pass", 401, 48000, cutoff=5000), x1)
+    ref2 = lfilter(scipy_taps("low-pass", 401, 96000, cutoff=5000), x2)
+    assert rel_err(res.pieces[0], ref1) <= F64_TOL
+    assert rel_err(res.pieces[1], ref2) <= F64_TOL
