@@ -14,6 +14,7 @@
 #include "gstfxdelay.h"
 #include "gstfxelliptic.h"
 #include "gstfxeq.h"
+#include "gstfxfir.h"
 #include "gstfxgain.h"
 #include "gstfxprof.h"
 #include "gstfxlinkwitzriley.h"
@@ -46,6 +47,7 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= gst_fx_prof_register(plugin);
   ret |= GST_ELEMENT_REGISTER(fxdelay, plugin);
   ret |= GST_ELEMENT_REGISTER(fxreverb, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxfir, plugin);
 
   return ret;
 }

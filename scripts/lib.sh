@@ -15,6 +15,7 @@ FX_PACKAGES=(
   clang-format
   librsvg2-dev
   valgrind linux-perf
+  libfftw3-dev
 )
 
 fx_log() { printf '==> %s\n' "$*" >&2; }

@@ -1,0 +1,377 @@
+/* gst-fx — the FIR engine for one sample type, included twice by fir.c with FIR_T (float or
+ * double), FIR_SUF (f32 or f64) and FIR_FFTW(x) (fftwf_x or fftw_x) defined. Internal.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+
+#define FE_CAT2(a, b) a##_##b
+#define FE_CAT(a, b) FE_CAT2(a, b)
+#define FE(x) FE_CAT(x, FIR_SUF)
+
+/* One FFT level: block B, P partitions of the kernel segment [B, B + P*B) ∩ [B, end). Its
+ * output for input block m (available when block m is complete) is the segment's contribution to
+ * output block m + 1, because the segment starts B taps in. Channels go through the FFTs in
+ * pairs, one as the real and one as the imaginary part of a complex transform of 2B points (the
+ * kernel is real, so the two stay apart): FFTW's complex transform of 2B points costs here about
+ * what its real one does, so this halves the FFT work. */
+typedef struct {
+  size_t B, P, S;         /* block, partitions, spectrum stride (>= 4B reals, 64-byte multiple) */
+  size_t pos;             /* frames of the current block received */
+  size_t slot;            /* ring slot the next spectrum goes to */
+  const fir_plan_t *plan; /* complex, 2B points */
+  FIR_T *H;               /* P spectra of the segment as (re, re) and (-im, im) per bin, S reals
+                           * each, scaled by 1/(2B) */
+  FIR_T **in2;            /* per pair: previous and current input block (2B complex) */
+  FIR_T **X;              /* per pair: ring of P input spectra (2B complex, stride S) */
+  FIR_T **out;            /* per pair: this level's contribution to the current block, as
+                           * complex values (real: channel 2u, imaginary: channel 2u + 1) */
+} FE(fir_level_t);
+
+typedef struct {
+  int channels, pairs, nlev;
+  size_t nh;      /* taps done directly (head); 0 with a block latency (the head is all zeros) */
+  size_t nh1;     /* history frames kept for the head: nh - 1, or 0 */
+  FIR_T *hr;      /* head taps reversed, in the dot kernel's layout (fir_kernel.h) */
+  FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
+  FIR_T **y;      /* per channel: output of a chunk */
+  FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one complex block pair */
+  FE(fir_level_t) lev[32];
+  void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
+  void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, size_t);
+} FE(fir_impl_t);
+
+static FIR_T *FE(fir_alloc)(size_t n)
+{
+  FIR_T *p = FIR_FFTW(malloc)((n ? n : 1) * sizeof(FIR_T));
+  if (p)
+    memset(p, 0, (n ? n : 1) * sizeof(FIR_T));
+  return p;
+}
+
+static FIR_T **FE(fir_alloc_per_channel)(int channels, size_t n)
+{
+  FIR_T **a = calloc((size_t) channels, sizeof *a);
+  if (!a)
+    return NULL;
+  for (int c = 0; c < channels; c++) {
+    a[c] = FE(fir_alloc)(n);
+    if (!a[c]) {
+      for (int k = 0; k < c; k++)
+        FIR_FFTW(free)(a[k]);
+      free(a);
+      return NULL;
+    }
+  }
+  return a;
+}
+
+static void FE(fir_free_per_channel)(FIR_T **a, int channels)
+{
+  if (!a)
+    return;
+  for (int c = 0; c < channels; c++)
+    FIR_FFTW(free)(a[c]);
+  free(a);
+}
+
+static void FE(fir_destroy)(void *impl)
+{
+  FE(fir_impl_t) *f = impl;
+
+  if (!f)
+    return;
+  FIR_FFTW(free)(f->hr);
+  FE(fir_free_per_channel)(f->work, f->channels);
+  FE(fir_free_per_channel)(f->y, f->channels);
+  FIR_FFTW(free)(f->Y);
+  FIR_FFTW(free)(f->tmp);
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    FIR_FFTW(free)(L->H);
+    FE(fir_free_per_channel)(L->in2, f->pairs);
+    FE(fir_free_per_channel)(L->X, f->pairs);
+    FE(fir_free_per_channel)(L->out, f->pairs);
+  }
+  free(f);
+}
+
+static void FE(fir_reset)(void *impl)
+{
+  FE(fir_impl_t) *f = impl;
+
+  for (int c = 0; c < f->channels; c++)
+    memset(f->work[c], 0, (f->nh1 + FIR_CHUNK) * sizeof(FIR_T));
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    L->pos = 0;
+    L->slot = 0;
+    for (int u = 0; u < f->pairs; u++) {
+      memset(L->in2[u], 0, 4 * L->B * sizeof(FIR_T));
+      memset(L->X[u], 0, L->P * L->S * sizeof(FIR_T));
+      memset(L->out[u], 0, 2 * L->B * sizeof(FIR_T));
+    }
+  }
+}
+
+/* Input block complete for pair u of level L: spectrum into the ring, the sum over the
+ * partitions, back to time: the level's output for the next block (real part: channel 2u,
+ * imaginary part: channel 2u + 1). */
+static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int u)
+{
+  size_t B = L->B, nr = 4 * B, S = L->S, slot = L->slot;
+  FIR_T *x = L->X[u], *Y = f->Y;
+
+  FIR_FFTW(execute_dft)
+  (L->plan->fwd, (FIR_FFTW(complex) *) L->in2[u], (FIR_FFTW(complex) *) (x + slot * S));
+  memset(Y, 0, nr * sizeof(FIR_T));
+  for (size_t p = 0; p < L->P; p++) {
+    const FIR_T *h = L->H + 2 * p * S, *xq = x + ((slot + L->P - p) % L->P) * S;
+    f->cmac(Y, h, h + S, xq, nr);
+  }
+  FIR_FFTW(execute_dft)(L->plan->bwd, (FIR_FFTW(complex) *) Y, (FIR_FFTW(complex) *) f->tmp);
+  memcpy(L->out[u], f->tmp + 2 * B, 2 * B * sizeof(FIR_T));
+  memcpy(L->in2[u], L->in2[u] + 2 * B, 2 * B * sizeof(FIR_T));
+}
+
+/* No head (a block latency): the levels read the interleaved input and write the interleaved
+ * output directly; for stereo both are one copy of a complex block. in may equal out: every
+ * level takes its input before any output is written. */
+static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out,
+                                      size_t frames)
+{
+  size_t C = (size_t) f->channels;
+
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    for (int u = 0; u < f->pairs; u++) {
+      FIR_T *z = L->in2[u] + 2 * (L->B + L->pos);
+      size_t c0 = 2 * (size_t) u;
+      if (C == 2) {
+        memcpy(z, in, 2 * frames * sizeof(FIR_T));
+      } else if (c0 + 1 < C) {
+        for (size_t i = 0; i < frames; i++) {
+          z[2 * i] = in[i * C + c0];
+          z[2 * i + 1] = in[i * C + c0 + 1];
+        }
+      } else {
+        for (size_t i = 0; i < frames; i++) {
+          z[2 * i] = in[i * C + c0];
+          z[2 * i + 1] = 0;
+        }
+      }
+    }
+  }
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    for (int u = 0; u < f->pairs; u++) {
+      const FIR_T *o = L->out[u] + 2 * L->pos;
+      size_t c0 = 2 * (size_t) u;
+      if (C == 2 && l == 0) {
+        memcpy(out, o, 2 * frames * sizeof(FIR_T));
+      } else if (C == 2) {
+        for (size_t k = 0; k < 2 * frames; k++)
+          out[k] += o[k];
+      } else {
+        for (size_t i = 0; i < frames; i++) {
+          FIR_T *d = out + i * C + c0;
+          d[0] = l ? d[0] + o[2 * i] : o[2 * i];
+          if (c0 + 1 < C)
+            d[1] = l ? d[1] + o[2 * i + 1] : o[2 * i + 1];
+        }
+      }
+    }
+  }
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    if (L->pos + frames == L->B)
+      for (int u = 0; u < f->pairs; u++)
+        FE(fir_level_step)(f, L, u);
+    L->pos += frames;
+    if (L->pos == L->B) {
+      L->pos = 0;
+      L->slot = (L->slot + 1) % L->P;
+    }
+  }
+}
+
+/* frames <= FIR_CHUNK, and no level boundary inside (except at the end). */
+static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_t frames)
+{
+  int C = f->channels;
+  size_t nh1 = f->nh1;
+
+  if (f->nh == 0) {
+    FE(fir_chunk_levels_only)(f, in, out, frames);
+    return;
+  }
+
+  for (int c = 0; c < C; c++) {
+    FIR_T *w = f->work[c], *y = f->y[c];
+    for (size_t i = 0; i < frames; i++)
+      w[nh1 + i] = in[i * (size_t) C + (size_t) c];
+    if (f->nh)
+      f->dot(f->hr, f->nh, w, y, frames);
+    else
+      memset(y, 0, frames * sizeof(FIR_T));
+  }
+  for (int l = 0; l < f->nlev; l++) {
+    FE(fir_level_t) *L = &f->lev[l];
+    for (int u = 0; u < f->pairs; u++) {
+      int c0 = 2 * u, c1 = 2 * u + 1;
+      FIR_T *z = L->in2[u] + 2 * (L->B + L->pos);
+      const FIR_T *x0 = f->work[c0] + nh1, *o = L->out[u] + 2 * L->pos;
+      FIR_T *y0 = f->y[c0];
+      for (size_t i = 0; i < frames; i++)
+        y0[i] += o[2 * i];
+      if (c1 < C) {
+        const FIR_T *x1 = f->work[c1] + nh1;
+        FIR_T *y1 = f->y[c1];
+        for (size_t i = 0; i < frames; i++) {
+          y1[i] += o[2 * i + 1];
+          z[2 * i] = x0[i];
+          z[2 * i + 1] = x1[i];
+        }
+      } else {
+        for (size_t i = 0; i < frames; i++) {
+          z[2 * i] = x0[i];
+          z[2 * i + 1] = 0;
+        }
+      }
+      if (L->pos + frames == L->B)
+        FE(fir_level_step)(f, L, u);
+    }
+    L->pos += frames;
+    if (L->pos == L->B) {
+      L->pos = 0;
+      L->slot = (L->slot + 1) % L->P;
+    }
+  }
+  for (int c = 0; c < C; c++) {
+    const FIR_T *y = f->y[c];
+    FIR_T *w = f->work[c];
+    for (size_t i = 0; i < frames; i++)
+      out[i * (size_t) C + (size_t) c] = y[i];
+    if (nh1)
+      memmove(w, w + frames, nh1 * sizeof(FIR_T));
+  }
+}
+
+static void FE(fir_process)(void *impl, const void *vin, void *vout, size_t frames)
+{
+  FE(fir_impl_t) *f = impl;
+  const FIR_T *in = vin;
+  FIR_T *out = vout;
+  size_t C = (size_t) f->channels;
+
+  while (frames > 0) {
+    size_t n = frames < FIR_CHUNK ? frames : FIR_CHUNK;
+    if (f->nlev > 0 && n > f->lev[0].B - f->lev[0].pos)
+      n = f->lev[0].B - f->lev[0].pos;
+    FE(fir_chunk)(f, in, out, n);
+    in += n * C;
+    out += n * C;
+    frames -= n;
+  }
+}
+
+static const fir_engine_ops_t FE(fir_ops) = {FE(fir_process), FE(fir_reset), FE(fir_destroy)};
+
+static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *taps, size_t n,
+                                           int channels, int partitioned, size_t lat,
+                                           const fx_fir_options_t *o, const fx_fir_kernels_t *k)
+{
+  FE(fir_impl_t) *f = calloc(1, sizeof *f);
+  size_t maxB = 0;
+
+  if (!f)
+    return FX_FIR_ERR_NOMEM;
+  f->channels = channels;
+  f->pairs = (channels + 1) / 2;
+  f->dot = k->FE(dot);
+  f->cmac = k->FE(cmac);
+  /* With a block latency lat the engine runs the kernel delayed by lat taps (lat zeros first):
+   * the first level's block is lat and there are no head taps to run directly. */
+  size_t n0 = n;
+  n += lat;
+  f->nh = lat ? 0 : partitioned ? o->head : n;
+  if (f->nh > n)
+    f->nh = n;
+  f->nh1 = f->nh ? f->nh - 1 : 0;
+  {
+    size_t lanes = (size_t) k->FE(lanes), K = f->nh + lanes - 1;
+    f->hr = FE(fir_alloc)(K * lanes);
+    if (f->hr)
+      for (size_t kk = 0; kk < K; kk++)
+        for (size_t t = 0; t < lanes; t++)
+          if (kk >= t && kk - t < f->nh)
+            f->hr[kk * lanes + t] = (FIR_T) taps[f->nh - 1 - (kk - t)];
+  }
+  f->work = FE(fir_alloc_per_channel)(channels, f->nh1 + FIR_CHUNK);
+  f->y = FE(fir_alloc_per_channel)(channels, FIR_CHUNK);
+  if (!f->hr || !f->work || !f->y)
+    goto nomem;
+
+  if (partitioned) {
+    size_t B = lat ? lat : o->head;
+    while (B < n && f->nlev < 32) {
+      FE(fir_level_t) *L = &f->lev[f->nlev];
+      /* a level ends where the next would start (B * factor), or at the kernel's end when it is
+       * the largest block or when the next level would get at most one partition (one more FFT
+       * size for so few taps costs more than a few more partitions here) */
+      size_t end = (B >= o->max_block || B * o->factor * 2 >= n) ? n : B * o->factor;
+      L->B = B;
+      L->P = (end - B + B - 1) / B;
+      L->S = round_elems(4 * B, sizeof(FIR_T));
+      L->plan = get_plans(sizeof(FIR_T) == sizeof(double), 2 * B, o->fftw_measure);
+      L->H = FE(fir_alloc)(2 * L->P * L->S);
+      L->in2 = FE(fir_alloc_per_channel)(f->pairs, 4 * B);
+      L->X = FE(fir_alloc_per_channel)(f->pairs, L->P * L->S);
+      L->out = FE(fir_alloc_per_channel)(f->pairs, 2 * B);
+      f->nlev++;
+      if (!L->plan || !L->H || !L->in2 || !L->X || !L->out)
+        goto nomem;
+      if (B > maxB)
+        maxB = B;
+      if (end == n)
+        break;
+      B *= o->factor;
+    }
+    f->Y = FE(fir_alloc)(round_elems(4 * maxB, sizeof(FIR_T)));
+    f->tmp = FE(fir_alloc)(round_elems(4 * maxB, sizeof(FIR_T)));
+    if (!f->Y || !f->tmp)
+      goto nomem;
+    /* the segment spectra: partition p of level l holds taps [B + pB, B + (p+1)B) */
+    for (int l = 0; l < f->nlev; l++) {
+      FE(fir_level_t) *L = &f->lev[l];
+      for (size_t p = 0; p < L->P; p++) {
+        size_t first = L->B + p * L->B;
+        memset(f->tmp, 0, 4 * L->B * sizeof(FIR_T));
+        for (size_t i = 0; i < L->B && first + i < n; i++)
+          if (first + i >= lat)
+            f->tmp[2 * i] = (FIR_T) (taps[first + i - lat] / (2.0 * (double) L->B));
+        FIR_T *hd = L->H + 2 * p * L->S, *hs = hd + L->S;
+        FIR_FFTW(execute_dft)
+        (L->plan->fwd, (FIR_FFTW(complex) *) f->tmp, (FIR_FFTW(complex) *) f->Y);
+        for (size_t j = 0; j < 2 * L->B; j++) {
+          FIR_T re = f->Y[2 * j], im = f->Y[2 * j + 1];
+          hd[2 * j] = hd[2 * j + 1] = re;
+          hs[2 * j] = -im;
+          hs[2 * j + 1] = im;
+        }
+      }
+    }
+  }
+  e->impl = f;
+  e->ops = &FE(fir_ops);
+  e->levels = f->nlev;
+  e->latency = lat;
+  (void) n0;
+  FE(fir_reset)(f);
+  return FX_FIR_OK;
+
+nomem:
+  FE(fir_destroy)(f);
+  return FX_FIR_ERR_NOMEM;
+}
+
+#undef FE
+#undef FE_CAT
+#undef FE_CAT2
