@@ -5,16 +5,18 @@
 #include "fxtest.h"
 
 static const char *elements[] = {
-    "fxbutterworth", "fxchebyshev1", "fxchebyshev2", "fxelliptic", "fxlinkwitzriley",
-    "fxbiquad",      "fxsos",        "fxgain",       "fxeq",       "fxcompressor",
-    "fxgate",        "fxlimiter",    "fxnormalize",  "fxdelay",    "fxreverb"};
+    "fxbutterworth", "fxchebyshev1", "fxchebyshev2", "fxelliptic",   "fxlinkwitzriley", "fxbiquad",
+    "fxsos",         "fxgain",       "fxeq",         "fxcompressor", "fxgate",          "fxlimiter",
+    "fxnormalize",   "fxdelay",      "fxreverb",     "fxfir"};
 
 /* Properties that are settings of the processing backend, or structural settings that change
- * only in NULL/READY (band count, look-ahead and its channel linking, buffer bounds), not DSP
- * parameters. */
+ * only in NULL/READY (band count, look-ahead and its channel linking, buffer bounds, FIR method and
+ * latency budget), not DSP parameters; fxfir's `kernel` is an array (a controller cannot drive
+ * it). */
 static const char *non_dsp[] = {"device",    "precision",  "scan-threshold", "cuda-graphs",
                                 "num-bands", "look-ahead", "link",           "max-duration",
-                                "max-delay", NULL};
+                                "max-delay", "kernel",     "method",         "max-latency",
+                                NULL};
 
 static gboolean is_kebab(const char *name)
 {

@@ -46,6 +46,7 @@ FX_ELEMENTS = (
     "fxnormalize",
     "fxdelay",
     "fxreverb",
+    "fxfir",
 )
 
 
