@@ -127,20 +127,17 @@ typedef struct {
 } GstFxDelaySettings;
 
 struct _GstFxDelay {
-  GstAudioFilter parent;
+  GstFxEffect parent;
 
   /* Settings (object lock). */
   GstFxDelaySettings settings;
 
   /* Stream state (streaming thread). */
-  fx_delay_t *dsp;
-  gboolean is_f64;
   double applied_ms; /* the delay in use */
   double refused_ms; /* the last refused delay (warned once), or -1 */
-  GstFxTail tail;
 };
 
-G_DEFINE_TYPE(GstFxDelay, gst_fx_delay, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_TYPE(GstFxDelay, gst_fx_delay, GST_TYPE_FX_EFFECT)
 GST_ELEMENT_REGISTER_DEFINE(fxdelay, "fxdelay", GST_RANK_NONE, GST_TYPE_FX_DELAY);
 
 #define S_OFF(f) (G_STRUCT_OFFSET(GstFxDelay, settings) + G_STRUCT_OFFSET(GstFxDelaySettings, f))
@@ -155,11 +152,7 @@ static const GstFxPropField delay_fields[] = {
 };
 
 static gboolean gst_fx_delay_setup(GstAudioFilter *filter, const GstAudioInfo *info);
-static gboolean gst_fx_delay_start(GstBaseTransform *trans);
-static gboolean gst_fx_delay_stop(GstBaseTransform *trans);
-static gboolean gst_fx_delay_sink_event(GstBaseTransform *trans, GstEvent *event);
 static void gst_fx_delay_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
-static GstFlowReturn gst_fx_delay_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
 
 static void gst_fx_delay_set_property(GObject *object, guint prop_id, const GValue *value,
                                       GParamSpec *pspec)
@@ -173,13 +166,25 @@ static void gst_fx_delay_get_property(GObject *object, guint prop_id, GValue *va
   gst_fx_props_get(object, object, delay_fields, G_N_ELEMENTS(delay_fields), prop_id, value, pspec);
 }
 
-static void gst_fx_delay_finalize(GObject *object)
+/* The effect's DSP object for GstFxEffect. */
+static int gst_fx_delay_process(gpointer dsp, gboolean is_f64, gpointer data, gsize frames)
 {
-  GstFxDelay *self = GST_FX_DELAY(object);
+  return is_f64 ? fx_delay_process_f64(dsp, data, frames) : fx_delay_process_f32(dsp, data, frames);
+}
 
-  fx_delay_free(self->dsp);
-  self->dsp = NULL;
-  G_OBJECT_CLASS(gst_fx_delay_parent_class)->finalize(object);
+static double gst_fx_delay_tail_bound(gpointer dsp)
+{
+  return fx_delay_tail_bound(dsp);
+}
+
+static void gst_fx_delay_reset(gpointer dsp)
+{
+  fx_delay_reset(dsp);
+}
+
+static void gst_fx_delay_free_dsp(gpointer dsp)
+{
+  fx_delay_free(dsp);
 }
 
 static void gst_fx_delay_class_init(GstFxDelayClass *klass)
@@ -188,13 +193,13 @@ static void gst_fx_delay_class_init(GstFxDelayClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+  GstFxEffectClass *effect_class = GST_FX_EFFECT_CLASS(klass);
   GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_delay_debug, "fxdelay", 0, "Feedback delay");
 
   gobject_class->set_property = gst_fx_delay_set_property;
   gobject_class->get_property = gst_fx_delay_get_property;
-  gobject_class->finalize = gst_fx_delay_finalize;
 
   g_object_class_install_property(
       gobject_class, PROP_DELAY,
@@ -245,12 +250,11 @@ static void gst_fx_delay_class_init(GstFxDelayClass *klass)
   gst_caps_unref(caps);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_delay_setup);
-  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_delay_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_delay_stop);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_delay_sink_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_delay_before_transform);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_delay_transform_ip);
-  trans_class->transform_ip_on_passthrough = FALSE;
+  effect_class->process = gst_fx_delay_process;
+  effect_class->tail_bound = gst_fx_delay_tail_bound;
+  effect_class->reset = gst_fx_delay_reset;
+  effect_class->free_dsp = gst_fx_delay_free_dsp;
 
   gst_type_mark_as_plugin_api(GST_TYPE_FX_DELAY_NOTE, 0);
 }
@@ -265,8 +269,6 @@ static void gst_fx_delay_init(GstFxDelay *self)
   self->settings.ping_pong = DEFAULT_PING_PONG;
   self->settings.max_delay_ms = DEFAULT_MAX_DELAY;
   self->refused_ms = -1.0;
-  gst_fx_tail_reset(&self->tail);
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }
 
 static GstFxDelaySettings get_settings(GstFxDelay *self)
@@ -298,6 +300,7 @@ static gboolean gst_fx_delay_setup(GstAudioFilter *filter, const GstAudioInfo *i
   const char *from;
   double ms = requested_ms(&s, &from);
   gsize bytes;
+  fx_delay_t *dsp;
 
   if (ms > s.max_delay_ms) {
     GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
@@ -316,56 +319,38 @@ static gboolean gst_fx_delay_setup(GstAudioFilter *filter, const GstAudioInfo *i
                       ("lower max-delay"));
     return FALSE;
   }
-  fx_delay_free(self->dsp);
-  self->dsp = fx_delay_new(channels, rate, s.max_delay_ms);
-  if (!self->dsp) {
+  dsp = fx_delay_new(channels, rate, s.max_delay_ms);
+  if (!dsp) {
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
                       ("cannot allocate a delay line of %" G_GSIZE_FORMAT " bytes", bytes),
                       ("lower max-delay"));
     return FALSE;
   }
-  self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  gst_fx_effect_set_dsp(GST_FX_EFFECT(self), dsp, info);
   self->applied_ms = ms;
   self->refused_ms = -1.0;
-  return TRUE;
-}
-
-static gboolean gst_fx_delay_start(GstBaseTransform *trans)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-
-  gst_fx_tail_reset(&self->tail);
-  if (self->dsp)
-    fx_delay_reset(self->dsp);
-  return TRUE;
-}
-
-static gboolean gst_fx_delay_stop(GstBaseTransform *trans)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-
-  fx_delay_free(self->dsp);
-  self->dsp = NULL;
   return TRUE;
 }
 
 static void gst_fx_delay_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
 {
   GstFxDelay *self = GST_FX_DELAY(trans);
+  fx_delay_t *dsp;
   GstFxDelaySettings s;
   const char *from;
   double ms;
 
   gst_fx_sync_controllers(trans, buffer);
-  if (!self->dsp)
+  dsp = gst_fx_effect_get_dsp(GST_FX_EFFECT(self));
+  if (!dsp)
     return;
   s = get_settings(self);
   ms = requested_ms(&s, &from);
-  if (ms > fx_delay_max_ms(self->dsp)) {
+  if (ms > fx_delay_max_ms(dsp)) {
     if (ms != self->refused_ms)
       GST_ELEMENT_WARNING(
           self, LIBRARY, SETTINGS,
-          ("%s: a delay of %g ms exceeds max-delay (%g ms)", from, ms, fx_delay_max_ms(self->dsp)),
+          ("%s: a delay of %g ms exceeds max-delay (%g ms)", from, ms, fx_delay_max_ms(dsp)),
           ("parameter change refused; the delay stays at %g ms", self->applied_ms));
     self->refused_ms = ms;
     ms = self->applied_ms;
@@ -373,76 +358,5 @@ static void gst_fx_delay_before_transform(GstBaseTransform *trans, GstBuffer *bu
     self->refused_ms = -1.0;
     self->applied_ms = ms;
   }
-  fx_delay_set(self->dsp, ms, s.feedback, s.mix, s.ping_pong);
-}
-
-static GstFlowReturn gst_fx_delay_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-  GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
-  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
-  GstMapInfo map;
-  size_t frames;
-  int bad;
-
-  if (bpf == 0 || !self->dsp) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
-  frames = map.size / bpf;
-  if (self->is_f64)
-    bad = fx_delay_process_f64(self->dsp, (double *) map.data, frames);
-  else
-    bad = fx_delay_process_f32(self->dsp, (float *) map.data, frames);
-  gst_buffer_unmap(buf, &map);
-  gst_fx_tail_track(&self->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
-  if (bad)
-    gst_fx_tail_warn_nonfinite(trans, &self->tail, GST_BUFFER_PTS(buf));
-  return GST_FLOW_OK;
-}
-
-static gboolean render_tail(GstBaseTransform *trans, gpointer data, gsize frames)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-
-  if (!self->dsp)
-    return FALSE;
-  if (self->is_f64)
-    fx_delay_process_f64(self->dsp, (double *) data, frames);
-  else
-    fx_delay_process_f32(self->dsp, (float *) data, frames);
-  return TRUE;
-}
-
-static double tail_bound(GstBaseTransform *trans)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-
-  return self->dsp ? fx_delay_tail_bound(self->dsp) : 0.0;
-}
-
-static gboolean gst_fx_delay_sink_event(GstBaseTransform *trans, GstEvent *event)
-{
-  GstFxDelay *self = GST_FX_DELAY(trans);
-
-  switch (GST_EVENT_TYPE(event)) {
-  case GST_EVENT_EOS:
-    if (self->dsp)
-      gst_fx_tail_drain(trans, &self->tail, &GST_AUDIO_FILTER(trans)->info, render_tail,
-                        tail_bound);
-    break;
-  case GST_EVENT_FLUSH_STOP:
-  case GST_EVENT_STREAM_START:
-    gst_fx_tail_reset(&self->tail);
-    if (self->dsp)
-      fx_delay_reset(self->dsp);
-    break;
-  default:
-    break;
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_fx_delay_parent_class)->sink_event(trans, event);
+  fx_delay_set(dsp, ms, s.feedback, s.mix, s.ping_pong);
 }

@@ -7,10 +7,12 @@
 #include <gst/audio/audio.h>
 #include <gst/audio/gstaudiofilter.h>
 
+#include "gstfxeffect.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_FX_DELAY (gst_fx_delay_get_type())
-G_DECLARE_FINAL_TYPE(GstFxDelay, gst_fx_delay, GST, FX_DELAY, GstAudioFilter)
+G_DECLARE_FINAL_TYPE(GstFxDelay, gst_fx_delay, GST, FX_DELAY, GstFxEffect)
 
 GST_ELEMENT_REGISTER_DECLARE(fxdelay);
 

@@ -99,3 +99,153 @@ void gst_fx_tail_warn_nonfinite(GstBaseTransform *trans, GstFxTail *t, GstClockT
   GST_ELEMENT_WARNING(trans, STREAM, FAILED, ("NaN or Inf in the input: the effect was reset"),
                       ("non-finite sample in the buffer at %" GST_TIME_FORMAT, GST_TIME_ARGS(ts)));
 }
+
+/* ---- GstFxEffect ---- */
+
+typedef struct {
+  gpointer dsp; /* streaming thread */
+  gboolean is_f64;
+  GstFxTail tail;
+} GstFxEffectPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER)
+
+static void free_dsp(GstFxEffect *self)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  if (priv->dsp)
+    GST_FX_EFFECT_GET_CLASS(self)->free_dsp(priv->dsp);
+  priv->dsp = NULL;
+}
+
+void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *info)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  free_dsp(self);
+  priv->dsp = dsp;
+  priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+}
+
+gpointer gst_fx_effect_get_dsp(GstFxEffect *self)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  return priv->dsp;
+}
+
+static void reset_stream(GstFxEffect *self)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  gst_fx_tail_reset(&priv->tail);
+  if (priv->dsp)
+    GST_FX_EFFECT_GET_CLASS(self)->reset(priv->dsp);
+}
+
+static gboolean gst_fx_effect_start(GstBaseTransform *trans)
+{
+  reset_stream(GST_FX_EFFECT(trans));
+  return TRUE;
+}
+
+static gboolean gst_fx_effect_stop(GstBaseTransform *trans)
+{
+  free_dsp(GST_FX_EFFECT(trans));
+  return TRUE;
+}
+
+static void gst_fx_effect_finalize(GObject *object)
+{
+  free_dsp(GST_FX_EFFECT(object));
+  G_OBJECT_CLASS(gst_fx_effect_parent_class)->finalize(object);
+}
+
+static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFxEffect *self = GST_FX_EFFECT(trans);
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+  GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
+  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
+  GstMapInfo map;
+  gsize frames;
+  int bad;
+
+  if (bpf == 0 || !priv->dsp) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
+    return GST_FLOW_ERROR;
+  }
+  frames = map.size / bpf;
+  bad = GST_FX_EFFECT_GET_CLASS(self)->process(priv->dsp, priv->is_f64, map.data, frames);
+  gst_buffer_unmap(buf, &map);
+  gst_fx_tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
+  if (bad)
+    gst_fx_tail_warn_nonfinite(trans, &priv->tail, GST_BUFFER_PTS(buf));
+  return GST_FLOW_OK;
+}
+
+static gboolean render_tail(GstBaseTransform *trans, gpointer data, gsize frames)
+{
+  GstFxEffect *self = GST_FX_EFFECT(trans);
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  if (!priv->dsp)
+    return FALSE;
+  GST_FX_EFFECT_GET_CLASS(self)->process(priv->dsp, priv->is_f64, data, frames);
+  return TRUE;
+}
+
+static double tail_bound(GstBaseTransform *trans)
+{
+  GstFxEffect *self = GST_FX_EFFECT(trans);
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  return priv->dsp ? GST_FX_EFFECT_GET_CLASS(self)->tail_bound(priv->dsp) : 0.0;
+}
+
+static gboolean gst_fx_effect_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstFxEffect *self = GST_FX_EFFECT(trans);
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  switch (GST_EVENT_TYPE(event)) {
+  case GST_EVENT_EOS:
+    if (priv->dsp)
+      gst_fx_tail_drain(trans, &priv->tail, &GST_AUDIO_FILTER(trans)->info, render_tail,
+                        tail_bound);
+    break;
+  case GST_EVENT_FLUSH_STOP:
+  case GST_EVENT_STREAM_START:
+    reset_stream(self);
+    break;
+  default:
+    break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_effect_parent_class)->sink_event(trans, event);
+}
+
+static void gst_fx_effect_class_init(GstFxEffectClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->finalize = gst_fx_effect_finalize;
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_effect_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_effect_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_effect_sink_event);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_effect_transform_ip);
+  trans_class->transform_ip_on_passthrough = FALSE;
+}
+
+static void gst_fx_effect_init(GstFxEffect *self)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+
+  gst_fx_tail_reset(&priv->tail);
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

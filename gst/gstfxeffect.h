@@ -1,5 +1,8 @@
-/* gst-fx — stream helpers shared by the effects with a tail (fxdelay, fxreverb): the echo tail
- * rendered at EOS with continuous timestamps, and the rate-limited non-finite input warning.
+/* gst-fx — the base class of the effects with a tail (fxdelay, fxreverb): it owns the effect's DSP
+ * object and runs it in place per buffer, renders the tail at EOS with continuous timestamps,
+ * resets on flush and new streams, and posts the rate-limited non-finite input warning. A
+ * subclass makes its DSP object in `setup` (gst_fx_effect_set_dsp()) and hands it its settings in
+ * `before_transform`.
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #ifndef GST_FX_EFFECT_H
 #define GST_FX_EFFECT_H
@@ -36,6 +39,28 @@ void gst_fx_tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate);
 typedef gboolean (*GstFxTailRender)(GstBaseTransform *trans, gpointer data, gsize frames);
 /* An upper bound of the magnitude of every future output sample with silent input. */
 typedef double (*GstFxTailBound)(GstBaseTransform *trans);
+
+#define GST_TYPE_FX_EFFECT (gst_fx_effect_get_type())
+G_DECLARE_DERIVABLE_TYPE(GstFxEffect, gst_fx_effect, GST, FX_EFFECT, GstAudioFilter)
+
+struct _GstFxEffectClass {
+  GstAudioFilterClass parent_class;
+
+  /* Filters @frames interleaved frames of @data in place (F64 when @is_f64, else F32); returns
+   * non-zero when the input held NaN or Inf (the DSP object then cleared its state). */
+  int (*process)(gpointer dsp, gboolean is_f64, gpointer data, gsize frames);
+  /* An upper bound of the magnitude of every future output sample with silent input. */
+  double (*tail_bound)(gpointer dsp);
+  /* Clears the stream state. */
+  void (*reset)(gpointer dsp);
+  /* Frees the DSP object. */
+  void (*free_dsp)(gpointer dsp);
+};
+
+/* Installs @dsp (made for @info; may be NULL), freeing the previous one. Streaming thread. */
+void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *info);
+/* The DSP object, or NULL before caps. Streaming thread. */
+gpointer gst_fx_effect_get_dsp(GstFxEffect *self);
 
 /* At EOS: pushes buffers of GST_FX_TAIL_BLOCK frames rendered from silence on @trans's src pad,
  * timestamped on from the end of the last input buffer, until @bound falls below

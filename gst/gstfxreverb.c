@@ -60,18 +60,15 @@ typedef struct {
 } GstFxReverbSettings;
 
 struct _GstFxReverb {
-  GstAudioFilter parent;
+  GstFxEffect parent;
 
   /* Settings (object lock). */
   GstFxReverbSettings settings;
 
   /* Stream state (streaming thread). */
-  fx_reverb_t *dsp;
-  gboolean is_f64;
-  GstFxTail tail;
 };
 
-G_DEFINE_TYPE(GstFxReverb, gst_fx_reverb, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_TYPE(GstFxReverb, gst_fx_reverb, GST_TYPE_FX_EFFECT)
 GST_ELEMENT_REGISTER_DEFINE(fxreverb, "fxreverb", GST_RANK_NONE, GST_TYPE_FX_REVERB);
 
 #define S_OFF(f) (G_STRUCT_OFFSET(GstFxReverb, settings) + G_STRUCT_OFFSET(GstFxReverbSettings, f))
@@ -83,11 +80,7 @@ static const GstFxPropField reverb_fields[] = {
 };
 
 static gboolean gst_fx_reverb_setup(GstAudioFilter *filter, const GstAudioInfo *info);
-static gboolean gst_fx_reverb_start(GstBaseTransform *trans);
-static gboolean gst_fx_reverb_stop(GstBaseTransform *trans);
-static gboolean gst_fx_reverb_sink_event(GstBaseTransform *trans, GstEvent *event);
 static void gst_fx_reverb_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
-static GstFlowReturn gst_fx_reverb_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
 
 static void gst_fx_reverb_set_property(GObject *object, guint prop_id, const GValue *value,
                                        GParamSpec *pspec)
@@ -103,13 +96,26 @@ static void gst_fx_reverb_get_property(GObject *object, guint prop_id, GValue *v
                    pspec);
 }
 
-static void gst_fx_reverb_finalize(GObject *object)
+/* The effect's DSP object for GstFxEffect. */
+static int gst_fx_reverb_process(gpointer dsp, gboolean is_f64, gpointer data, gsize frames)
 {
-  GstFxReverb *self = GST_FX_REVERB(object);
+  return is_f64 ? fx_reverb_process_f64(dsp, data, frames)
+                : fx_reverb_process_f32(dsp, data, frames);
+}
 
-  fx_reverb_free(self->dsp);
-  self->dsp = NULL;
-  G_OBJECT_CLASS(gst_fx_reverb_parent_class)->finalize(object);
+static double gst_fx_reverb_tail_bound(gpointer dsp)
+{
+  return fx_reverb_tail_bound(dsp);
+}
+
+static void gst_fx_reverb_reset(gpointer dsp)
+{
+  fx_reverb_reset(dsp);
+}
+
+static void gst_fx_reverb_free_dsp(gpointer dsp)
+{
+  fx_reverb_free(dsp);
 }
 
 static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
@@ -118,13 +124,13 @@ static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
+  GstFxEffectClass *effect_class = GST_FX_EFFECT_CLASS(klass);
   GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_reverb_debug, "fxreverb", 0, "Freeverb reverb");
 
   gobject_class->set_property = gst_fx_reverb_set_property;
   gobject_class->get_property = gst_fx_reverb_get_property;
-  gobject_class->finalize = gst_fx_reverb_finalize;
 
   g_object_class_install_property(
       gobject_class, PROP_ROOM_SIZE,
@@ -155,12 +161,11 @@ static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
   gst_caps_unref(caps);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_reverb_setup);
-  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_reverb_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_reverb_stop);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_reverb_sink_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_reverb_before_transform);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_reverb_transform_ip);
-  trans_class->transform_ip_on_passthrough = FALSE;
+  effect_class->process = gst_fx_reverb_process;
+  effect_class->tail_bound = gst_fx_reverb_tail_bound;
+  effect_class->reset = gst_fx_reverb_reset;
+  effect_class->free_dsp = gst_fx_reverb_free_dsp;
 }
 
 static void gst_fx_reverb_init(GstFxReverb *self)
@@ -169,8 +174,6 @@ static void gst_fx_reverb_init(GstFxReverb *self)
   self->settings.damping = DEFAULT_DAMPING;
   self->settings.mix = DEFAULT_MIX;
   self->settings.width = DEFAULT_WIDTH;
-  gst_fx_tail_reset(&self->tail);
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }
 
 static gboolean gst_fx_reverb_setup(GstAudioFilter *filter, const GstAudioInfo *info)
@@ -178,6 +181,7 @@ static gboolean gst_fx_reverb_setup(GstAudioFilter *filter, const GstAudioInfo *
   GstFxReverb *self = GST_FX_REVERB(filter);
   gint rate = GST_AUDIO_INFO_RATE(info), channels = GST_AUDIO_INFO_CHANNELS(info);
   gsize bytes = fx_reverb_bytes(channels, rate);
+  fx_reverb_t *dsp;
 
   if (bytes == 0 || bytes > MAX_STATE_BYTES) {
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
@@ -186,117 +190,28 @@ static gboolean gst_fx_reverb_setup(GstAudioFilter *filter, const GstAudioInfo *
                       (NULL));
     return FALSE;
   }
-  fx_reverb_free(self->dsp);
-  self->dsp = fx_reverb_new(channels, rate);
-  if (!self->dsp) {
+  dsp = fx_reverb_new(channels, rate);
+  if (!dsp) {
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
                       ("cannot allocate %" G_GSIZE_FORMAT " bytes of reverb state", bytes), (NULL));
     return FALSE;
   }
-  self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
-  return TRUE;
-}
-
-static gboolean gst_fx_reverb_start(GstBaseTransform *trans)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-
-  gst_fx_tail_reset(&self->tail);
-  if (self->dsp)
-    fx_reverb_reset(self->dsp);
-  return TRUE;
-}
-
-static gboolean gst_fx_reverb_stop(GstBaseTransform *trans)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-
-  fx_reverb_free(self->dsp);
-  self->dsp = NULL;
+  gst_fx_effect_set_dsp(GST_FX_EFFECT(self), dsp, info);
   return TRUE;
 }
 
 static void gst_fx_reverb_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
 {
   GstFxReverb *self = GST_FX_REVERB(trans);
+  fx_reverb_t *dsp;
   GstFxReverbSettings s;
 
   gst_fx_sync_controllers(trans, buffer);
-  if (!self->dsp)
+  dsp = gst_fx_effect_get_dsp(GST_FX_EFFECT(self));
+  if (!dsp)
     return;
   GST_OBJECT_LOCK(self);
   s = self->settings;
   GST_OBJECT_UNLOCK(self);
-  fx_reverb_set(self->dsp, s.room_size, s.damping, s.mix, s.width);
-}
-
-static GstFlowReturn gst_fx_reverb_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-  GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
-  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
-  GstMapInfo map;
-  size_t frames;
-  int bad;
-
-  if (bpf == 0 || !self->dsp) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
-  frames = map.size / bpf;
-  if (self->is_f64)
-    bad = fx_reverb_process_f64(self->dsp, (double *) map.data, frames);
-  else
-    bad = fx_reverb_process_f32(self->dsp, (float *) map.data, frames);
-  gst_buffer_unmap(buf, &map);
-  gst_fx_tail_track(&self->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
-  if (bad)
-    gst_fx_tail_warn_nonfinite(trans, &self->tail, GST_BUFFER_PTS(buf));
-  return GST_FLOW_OK;
-}
-
-static gboolean render_tail(GstBaseTransform *trans, gpointer data, gsize frames)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-
-  if (!self->dsp)
-    return FALSE;
-  if (self->is_f64)
-    fx_reverb_process_f64(self->dsp, (double *) data, frames);
-  else
-    fx_reverb_process_f32(self->dsp, (float *) data, frames);
-  return TRUE;
-}
-
-static double tail_bound(GstBaseTransform *trans)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-
-  return self->dsp ? fx_reverb_tail_bound(self->dsp) : 0.0;
-}
-
-static gboolean gst_fx_reverb_sink_event(GstBaseTransform *trans, GstEvent *event)
-{
-  GstFxReverb *self = GST_FX_REVERB(trans);
-
-  switch (GST_EVENT_TYPE(event)) {
-  case GST_EVENT_EOS:
-    if (self->dsp)
-      gst_fx_tail_drain(trans, &self->tail, &GST_AUDIO_FILTER(trans)->info, render_tail,
-                        tail_bound);
-    break;
-  case GST_EVENT_FLUSH_STOP:
-  case GST_EVENT_STREAM_START:
-    gst_fx_tail_reset(&self->tail);
-    if (self->dsp)
-      fx_reverb_reset(self->dsp);
-    break;
-  default:
-    break;
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_fx_reverb_parent_class)->sink_event(trans, event);
+  fx_reverb_set(dsp, s.room_size, s.damping, s.mix, s.width);
 }

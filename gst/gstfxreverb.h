@@ -7,10 +7,12 @@
 #include <gst/audio/audio.h>
 #include <gst/audio/gstaudiofilter.h>
 
+#include "gstfxeffect.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_FX_REVERB (gst_fx_reverb_get_type())
-G_DECLARE_FINAL_TYPE(GstFxReverb, gst_fx_reverb, GST, FX_REVERB, GstAudioFilter)
+G_DECLARE_FINAL_TYPE(GstFxReverb, gst_fx_reverb, GST, FX_REVERB, GstFxEffect)
 
 GST_ELEMENT_REGISTER_DECLARE(fxreverb);
 
