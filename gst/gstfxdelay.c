@@ -194,7 +194,6 @@ static void gst_fx_delay_class_init(GstFxDelayClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
   GstFxEffectClass *effect_class = GST_FX_EFFECT_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_delay_debug, "fxdelay", 0, "Feedback delay");
 
@@ -244,10 +243,6 @@ static void gst_fx_delay_class_init(GstFxDelayClass *klass)
                                         "ping-pong, click-free changes and the echo tail "
                                         "rendered at EOS",
                                         "gst-fx developers");
-
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(filter_class, caps);
-  gst_caps_unref(caps);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_delay_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_delay_before_transform);

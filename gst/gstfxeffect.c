@@ -5,6 +5,7 @@
 #endif
 
 #include "gstfxeffect.h"
+#include "gstfxprops.h"
 
 #include <string.h>
 
@@ -233,7 +234,11 @@ static void gst_fx_effect_class_init(GstFxEffectClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCaps *caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
 
+  /* Inherited by the subclasses. */
+  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
+  gst_caps_unref(caps);
   gobject_class->finalize = gst_fx_effect_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_effect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_effect_stop);

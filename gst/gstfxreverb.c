@@ -125,7 +125,6 @@ static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
   GstFxEffectClass *effect_class = GST_FX_EFFECT_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_reverb_debug, "fxreverb", 0, "Freeverb reverb");
 
@@ -155,10 +154,6 @@ static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
                                         "channel, scaled to the rate) with the tail rendered "
                                         "at EOS",
                                         "gst-fx developers");
-
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(filter_class, caps);
-  gst_caps_unref(caps);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_reverb_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_reverb_before_transform);
