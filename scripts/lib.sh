@@ -14,6 +14,7 @@ FX_PACKAGES=(
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   clang-format
   librsvg2-dev
+  libsndfile1-dev
 )
 
 fx_log() { printf '==> %s\n' "$*" >&2; }

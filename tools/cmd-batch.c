@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder pipeline
- * (media.h), into memory, in groups bounded by --memory. The channels of all files of a group are
- * stacked into one interleaved stream (channels = the sum of the files' channels, channel-mask 0),
- * which runs through ONE pipeline
+ * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder (media.h:
+ * libsndfile, or a GStreamer pipeline for what libsndfile does not read), into memory, in groups
+ * bounded by --memory. The channels of all files of a group are stacked into one interleaved stream
+ * (channels = the sum of the files' channels, channel-mask 0), which runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
@@ -13,13 +13,14 @@
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
  * its length: the stages are causal, so this is exact. Outputs go to DIR/<input's name>, encoded
- * by the input's extension (or --ext), on the worker threads, each reusing one encoder pipeline
- * per extension and caps.
+ * by the input's extension (or --ext) with libsndfile (media.h: FxWriter), on the worker
+ * threads.
  *
- * Why the output equals `gst-fx process` bit for bit: the same decoder, the same block length
- * (media.h: FX_BLOCK_FRAMES), and per-channel stages whose arithmetic per channel does not depend
- * on the number of channels. Stages that mix channels would not give that, so the chain may only
- * hold per-channel stages (see stage_is_per_channel()).
+ * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
+ * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
+ * stages whose arithmetic per channel does not depend on the number of channels. Stages that mix
+ * channels would not give that, so the chain may only hold per-channel stages (see
+ * stage_is_per_channel()).
  *
  * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
  * state when non-finite values reach it, which would otherwise change the other files' outputs.
@@ -34,6 +35,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 #define DEFAULT_MEMORY_MIB 1024
 
@@ -176,7 +178,23 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->alloc = (gst_util_uint64_scale_int_ceil(duration, f->rate, GST_SECOND) + 1024) *
                GST_AUDIO_INFO_BPF(&info);
   f->data = f->alloc > 0 ? g_malloc(f->alloc) : NULL;
-  while ((buf = fx_decoder_pull(dec, &err)) != NULL) {
+  if (fx_decoder_uses_sndfile(dec)) {
+    /* straight into memory, no buffers: normally one read of the whole file (the room above is
+     * its exact length plus 1024 frames) and one that returns 0 */
+    gsize bpf = GST_AUDIO_INFO_BPF(&info);
+    for (;;) {
+      gssize got;
+      if (f->bytes + bpf > f->alloc) {
+        f->alloc = MAX(f->alloc * 2, f->bytes + 65536 * bpf);
+        f->data = g_realloc(f->data, f->alloc);
+      }
+      got = fx_decoder_read(dec, f->data + f->bytes, (f->alloc - f->bytes) / bpf, &err);
+      if (got <= 0)
+        break;
+      f->bytes += (gsize) got * bpf;
+    }
+  }
+  while (!fx_decoder_uses_sndfile(dec) && (buf = fx_decoder_pull(dec, &err)) != NULL) {
     gsize n = gst_buffer_get_size(buf);
     if (f->bytes + n > f->alloc) {
       f->alloc = MAX(f->alloc * 2, f->bytes + n);
@@ -186,19 +204,21 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->bytes += n;
     gst_buffer_unref(buf);
   }
-  fx_decoder_stop(dec);
   if (err != NULL) {
+    fx_decoder_stop(dec);
     g_propagate_error(error, err);
     batch_file_free_data(f);
     return FALSE;
   }
   f->frames = f->bytes / ((gsize) f->channels * bps);
   /* The cascade resets the state of every channel when non-finite values reach it (DESIGN §3),
-   * which would change the other files of a stacked group: such a file runs alone. */
-  gsize n = f->frames * f->channels;
+   * which would change the other files of a stacked group: such a file runs alone. Integer PCM
+   * cannot hold them, so it is not scanned. */
+  gsize n = fx_decoder_integer_source(dec) ? 0 : f->frames * f->channels;
   for (gsize i = 0; i < n && !f->nonfinite; i++)
     f->nonfinite = bps == 4 ? !isfinite(((const float *) f->data)[i])
                             : !isfinite(((const double *) f->data)[i]);
+  fx_decoder_stop(dec);
   return TRUE;
 }
 
@@ -332,11 +352,12 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     return FALSE;
   }
   gst_caps_unref(caps);
-  nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
-  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
+  gsize BF = g_getenv("FXB") ? (gsize) atoi(g_getenv("FXB")) : FX_BLOCK_FRAMES;
+  nblocks = (length + BF - 1) / BF;
+  mem = g_malloc((gsize) BF * channels * b->bps);
   /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
   for (gsize k = 0; k < nblocks; k++) {
-    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
+    gsize off = k * BF, n = MIN(length - off, BF);
     if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
         !pull_block(b, group, off, n, channels, error))
       goto fail;
@@ -364,51 +385,21 @@ fail:
 /* ---------------------------------------------------------------------------------------- */
 /* Encoding                                                                                  */
 
-/* Encodes a file (on a worker thread) with an encoder from `cache` (encoder tail and caps ->
- * FxFeeder; one cache per worker). */
-static gboolean write_file(const Batch *b, GHashTable *cache, BatchFile *f, GError **error)
+/* Encodes a file (on a worker thread), as `process` does (media.h: FxWriter). */
+static gboolean write_file(const Batch *b, BatchFile *f, GError **error)
 {
-  gchar *tail = fx_media_encoder_tail(f->out, b->opts.format);
-  gchar *key = g_strdup_printf("%s | %" GST_PTR_FORMAT, tail, f->caps);
-  FxFeeder *enc = g_hash_table_lookup(cache, key);
-  GstBuffer *buf;
-  gboolean ok;
+  FxWriter *w = fx_writer_new(f->out, b->opts.format);
 
-  /* Encoders keep the caps of their first stream (wavenc refuses others after going through
-   * NULL), so a pipeline is reused only for files of the same caps. */
-  if (enc == NULL) {
-    gchar *desc = g_strdup_printf("%s ! filesink name=out", tail);
-    enc = fx_feeder_new(desc, error);
-    g_free(desc);
-    if (enc == NULL) {
-      g_free(tail);
-      g_free(key);
-      return FALSE;
-    }
-    g_hash_table_insert(cache, g_strdup(key), enc);
-  }
-  g_free(tail);
-  g_free(key);
-  g_object_set(fx_feeder_get(enc, "out"), "location", f->out, NULL);
-  if (!fx_feeder_start(enc, f->caps, error))
+  if (!fx_writer_write(w, f->data, f->frames, f->channels, b->rate, error)) {
+    fx_writer_close(w, FALSE, NULL);
     return FALSE;
-  if (f->bytes > 0) {
-    buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, f->data, f->alloc, 0, f->bytes,
-                                      NULL, NULL);
-    fx_media_stamp(buf, 0, f->frames, b->rate);
-    if (!fx_feeder_push(enc, buf, error)) {
-      fx_feeder_stop(enc);
-      return FALSE;
-    }
   }
-  ok = fx_feeder_finish(enc, &f->warnings, error);
-  fx_feeder_stop(enc);
-  return ok;
+  return fx_writer_close(w, TRUE, error);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Worker threads: decoding and encoding are per file, so they run on --jobs threads (each with
- * its own reused decoder and encoder pipelines); the stacked run is one stream on the main thread.
+ * its own reused decoder); the stacked run is one stream on the main thread.
  * Results are consumed in file order, so messages, groups and the batch rate do not depend on
  * the threads' timing. */
 
@@ -416,7 +407,6 @@ typedef struct {
   const Batch *b;
   GThreadPool *pool;
   GAsyncQueue *decoders; /* idle FxDecoder */
-  GAsyncQueue *encoders; /* idle encoder caches (GHashTable) */
   GMutex lock;
   GCond cond;
 } Workers;
@@ -436,12 +426,7 @@ static void worker(gpointer data, gpointer user_data)
       g_async_queue_push(w->decoders, dec);
     }
   } else {
-    GHashTable *cache = g_async_queue_try_pop(w->encoders);
-    if (cache == NULL)
-      cache =
-          g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
-    write_file(w->b, cache, f, &err);
-    g_async_queue_push(w->encoders, cache);
+    write_file(w->b, f, &err);
   }
   g_mutex_lock(&w->lock);
   f->error = err;
@@ -681,14 +666,13 @@ int fx_cmd_batch(int argc, char **argv)
   }
   if (ext != NULL) {
     gchar *probe = g_strdup_printf("x.%s", ext[0] == '.' ? ext + 1 : ext);
-    gchar *tail = fx_media_encoder_tail(probe, b.opts.format);
+    gboolean known = fx_media_output_supported(probe);
     g_free(probe);
-    if (tail == NULL) {
+    if (!known) {
       status =
           fx_tool_usage_error(ctx, "--ext must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS, ext);
       goto out;
     }
-    g_free(tail);
   }
 
   /* The shard's files, and their outputs (two inputs must not write the same output). */
@@ -758,14 +742,13 @@ int fx_cmd_batch(int argc, char **argv)
     BatchFile *f = &bf[j++];
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
-    gchar *tail = fx_media_encoder_tail(f->out, b.opts.format);
+    gboolean known = fx_media_output_supported(f->out);
     gchar *cin = g_canonicalize_filename(f->path, NULL);
     gchar *cout = g_canonicalize_filename(f->out, NULL);
-    if (tail == NULL)
+    if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
     else if (g_str_equal(cin, cout))
       f->skip = "the output would overwrite the input (choose another -o DIR)";
-    g_free(tail);
     g_free(cin);
     g_free(cout);
   }
@@ -773,7 +756,6 @@ int fx_cmd_batch(int argc, char **argv)
   g_mutex_init(&workers.lock);
   g_cond_init(&workers.cond);
   workers.decoders = g_async_queue_new_full((GDestroyNotify) fx_decoder_free);
-  workers.encoders = g_async_queue_new_full((GDestroyNotify) g_hash_table_unref);
   workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
   /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
   for (guint j = 0, next = 0; j < nsel; j++) {
@@ -834,7 +816,6 @@ out:
   if (workers.pool != NULL) {
     g_thread_pool_free(workers.pool, FALSE, TRUE);
     g_async_queue_unref(workers.decoders);
-    g_async_queue_unref(workers.encoders);
     g_mutex_clear(&workers.lock);
     g_cond_clear(&workers.cond);
   }

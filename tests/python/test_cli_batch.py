@@ -1,8 +1,10 @@
 """Tests of `gst-fx process` and `gst-fx batch` (tools/), run as subprocesses.
 
-Inputs are 16-bit PCM wav files written with numpy and Python's wave module; outputs are F32 (or
-F64) wav files read with scipy.io.wavfile. References: scipy.signal.butter + sosfilt (the chain's
-design, independently), and `process` for each file alone (batch must equal it byte for byte).
+Inputs are 16-bit PCM wav files written with numpy and Python's wave module (and FLAC / Matroska
+files made from them by GStreamer's flacenc / matroskamux); outputs are F32 (or F64) wav files
+read with scipy.io.wavfile, or 24-bit FLAC decoded by GStreamer's flacdec. References:
+scipy.signal.butter + sosfilt (the chain's design, independently), numpy's rint for the
+float -> 24-bit conversion, and `process` for each file alone (batch must equal it byte for byte).
 """
 
 import os
@@ -17,6 +19,10 @@ import scipy.io.wavfile
 import scipy.signal
 
 from test_tool import gst_fx, gst_fx_path, lines
+
+# libsndfile's IEEE-float wav files carry a `fact` and a `PAD ` chunk, which scipy skips with a
+# warning
+pytestmark = pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning")
 
 CHAIN = ("fxbutterworth mode=high-pass cutoff=80 order=4 ! "
          "fxbutterworth mode=low-pass cutoff=12000 order=8")
@@ -273,6 +279,83 @@ def test_process_encodes_by_extension(inputs, tmp_path):
     _, yw = scipy.io.wavfile.read(str(tmp_path / "a.wav"))
     assert yf.shape == yw.shape
     assert np.max(np.abs(yf - yw)) < 2.0 / 32768
+
+
+def gst_convert(src, dst, *elements):
+    """filesrc location=src ! ELEMENTS ! filesink location=dst with gst-launch-1.0."""
+    args = ["gst-launch-1.0", "-q", "filesrc", "location=%s" % src]
+    for e in elements:
+        args += ["!"] + e.split()
+    args += ["!", "filesink", "location=%s" % dst]
+    r = subprocess.run(args, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def read_wav(path, ch):
+    _, y = scipy.io.wavfile.read(str(path))
+    return y.reshape(-1, ch) if y.ndim == 1 else y
+
+
+def test_flac_in_flac_out_batch_equals_process_and_quantisation(inputs, tmp_path):
+    """FLAC inputs (16-bit, from GStreamer's flacenc) are read by libsndfile in both commands;
+    FLAC outputs are 24-bit: clip(rint(y * 2^23)) of the float output y, ties to even, clipped
+    to [-2^23, 2^23 - 1] (a loud square wave overshoots full scale after the filters)."""
+    d, decoded = inputs
+    n = 20000
+    t = np.arange(n)
+    loud = np.where((t // 200) % 2 == 0, 0.999, -0.999)[:, None] * np.ones((1, 2))
+    decoded["loud.wav"] = write_wav(d / "loud.wav", loud, 48000)
+    names = ["a", "b", "d", "loud"]  # (flacenc needs a channel mask for c.wav's 3 channels)
+    for name in names:
+        gst_convert(d / (name + ".wav"), d / (name + ".flac"), "wavparse", "flacenc")
+    out_b = tmp_path / "batch"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *paths(d, [x + ".flac" for x in names]))
+    assert r.returncode == 0, r.stderr
+    assert summary(r.stdout)["groups"] == 1
+    clipped = 0
+    for name in names:
+        ch = decoded[name + ".wav"].shape[1]
+        pf, pw = tmp_path / (name + ".flac"), tmp_path / (name + ".wav")
+        for out in (pf, pw):
+            rp = gst_fx("process", "--chain", CHAIN, str(d / (name + ".flac")), str(out))
+            assert rp.returncode == 0, rp.stderr
+        assert (out_b / (name + ".flac")).read_bytes() == pf.read_bytes(), name
+        y = read_wav(pw, ch)
+        assert y.dtype == np.float32
+        ref = reference(decoded[name + ".wav"], 48000)
+        assert np.max(np.abs(y - ref)) / np.max(np.abs(ref)) < 1e-5, name
+        # the 24-bit samples, decoded by GStreamer (not libsndfile), widened to S32
+        s32 = tmp_path / (name + "-s32.wav")
+        gst_convert(pf, s32, "flacparse", "flacdec", "audioconvert dithering=none",
+                    "audio/x-raw,format=S32LE", "wavenc")
+        q = read_wav(s32, ch).astype(np.int64)
+        assert q.shape == y.shape and np.all(q % 256 == 0), name
+        scaled = y.astype(np.float32) * np.float32(2.0 ** 23)  # exact: a power of two
+        expect = np.clip(np.rint(scaled), -2.0 ** 23, 2.0 ** 23 - 1).astype(np.int64)
+        assert np.array_equal(q >> 8, expect), (name, np.max(np.abs((q >> 8) - expect)))
+        clipped += int(np.sum(np.abs(scaled) > 2.0 ** 23))
+    assert clipped > 0, "the loud file must exercise clipping"
+
+
+def test_gstreamer_decoded_files_batch_equals_process(inputs, tmp_path):
+    """Matroska (which libsndfile does not read) goes through GStreamer's decoder in both
+    commands; for 16-bit PCM it gives the same samples as libsndfile gives for the wav."""
+    d, decoded = inputs
+    names = ["a", "b", "d"]  # (matroskamux needs a channel mask for c.wav's 3 channels)
+    for name in names:
+        gst_convert(d / (name + ".wav"), d / (name + ".mka"), "wavparse", "matroskamux")
+    out_b = tmp_path / "batch"
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), "--ext", "wav",
+               *paths(d, [x + ".mka" for x in names]))
+    assert r.returncode == 0, r.stderr
+    for name in names:
+        p_mka, p_wav = tmp_path / (name + "-mka.wav"), tmp_path / (name + "-wav.wav")
+        for src, out in ((name + ".mka", p_mka), (name + ".wav", p_wav)):
+            rp = gst_fx("process", "--chain", CHAIN, str(d / src), str(out))
+            assert rp.returncode == 0, rp.stderr
+        assert (out_b / (name + ".wav")).read_bytes() == p_mka.read_bytes(), name
+        ch = decoded[name + ".wav"].shape[1]
+        assert np.array_equal(read_wav(p_mka, ch), read_wav(p_wav, ch)), name
 
 
 def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
