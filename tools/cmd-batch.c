@@ -35,7 +35,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
 #define DEFAULT_MEMORY_MIB 1024
 
@@ -352,12 +351,11 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     return FALSE;
   }
   gst_caps_unref(caps);
-  gsize BF = g_getenv("FXB") ? (gsize) atoi(g_getenv("FXB")) : FX_BLOCK_FRAMES;
-  nblocks = (length + BF - 1) / BF;
-  mem = g_malloc((gsize) BF * channels * b->bps);
+  nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
+  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
   /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
   for (gsize k = 0; k < nblocks; k++) {
-    gsize off = k * BF, n = MIN(length - off, BF);
+    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
     if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
         !pull_block(b, group, off, n, channels, error))
       goto fail;
