@@ -2,19 +2,25 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder (media.h:
- * libsndfile, or a GStreamer pipeline for what libsndfile does not read), into memory, in groups
- * bounded by --memory. The channels of all files of a group are stacked into one interleaved stream
- * (channels = the sum of the files' channels, channel-mask 0), which runs through ONE pipeline
+ * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
+ * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
+ * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read block by block
+ * while its group runs; anything else is decoded into memory first (and scanned for NaN/Inf).
+ * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
+ * streamed files as the open-file limit allows. The channels of all files of a group are stacked
+ * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
+ * runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
  * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
- * its length: the stages are causal, so this is exact. Outputs go to DIR/<input's name>, encoded
- * by the input's extension (or --ext) with libsndfile (media.h: FxWriter), on the worker
- * threads.
+ * its length: the stages are causal, so this is exact. Reading each block's frames, stacking
+ * them, and writing each file's frames of the processed block to DIR/<input's name> (by the
+ * input's extension or --ext, with libsndfile: media.h FxWriter) is split by file over --jobs
+ * threads (run_parts()); nothing but one block and a staging copy of it is held for streamed
+ * files.
  *
  * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
  * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
@@ -33,12 +39,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
 #define DEFAULT_MEMORY_MIB 1024
-
-enum { TASK_DECODE, TASK_ENCODE };
 
 typedef struct {
   const char *path; /* borrowed from argv */
@@ -48,12 +53,13 @@ typedef struct {
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
-  guint8 *data;
-  /* a task on a worker thread: set by the worker, read after `done` (Workers.lock) */
-  int task;
+  guint8 *data;      /* the decoded file, unless it is streamed */
+  FxDecoder *stream; /* integer PCM read by libsndfile: open, read block by block */
+  FxWriter *writer;  /* while its group runs */
+  /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
+   * writing the output (error) */
   gboolean done;
   GError *error;
-  GPtrArray *warnings;
 } BatchFile;
 
 typedef struct {
@@ -69,11 +75,14 @@ typedef struct {
   GPtrArray *warnings;
   FxProgress progress;
   guint total, processed;
+  guint jobs;
+  GThreadPool *stackers; /* jobs - 1 threads for the parts of a block (NULL with --jobs 1) */
 } Batch;
 
 static void batch_file_free_data(BatchFile *f)
 {
   g_clear_pointer(&f->data, g_free);
+  g_clear_pointer(&f->stream, fx_decoder_free);
   gst_clear_caps(&f->caps);
   f->bytes = f->alloc = f->frames = 0;
 }
@@ -171,6 +180,15 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
   f->caps = gst_caps_ref(caps);
   f->channels = GST_AUDIO_INFO_CHANNELS(&info);
   f->rate = GST_AUDIO_INFO_RATE(&info);
+  /* Integer PCM of a known length that libsndfile reads is streamed: the file stays open and is
+   * read block by block while its group runs (it cannot hold NaN or Inf). Its decoded size still
+   * counts against --memory, so the groups do not depend on how files are read. */
+  if (fx_decoder_integer_source(dec) && fx_decoder_frames(dec) > 0) {
+    f->frames = (gsize) fx_decoder_frames(dec);
+    f->bytes = f->frames * GST_AUDIO_INFO_BPF(&info);
+    f->stream = dec;
+    return TRUE;
+  }
   /* room for the announced duration (plus a little), grown by doubling past it */
   duration = fx_decoder_duration(dec);
   if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
@@ -224,46 +242,100 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
 /* ---------------------------------------------------------------------------------------- */
 /* The stacked run                                                                           */
 
-/* Copies frames [off, off+n) of every file into the interleaved block of `stride` channels
- * (zeros past a file's end), or back from it. In tiles of STACK_TILE frames, file by file: a
- * tile of the block stays in cache while every file's frames are copied in order (a plain
- * file-major walk would touch a new cache line of the block for every sample). */
+/* The files of a group are split into `jobs` parts (by file), each read into the block and
+ * written out from it by one thread: the main thread takes part 0, the stackers the others.
+ *
+ * A part's staging area `tmp` holds FX_BLOCK_FRAMES frames of each of its files, file after file,
+ * interleaved as in the file. For a block of frames [off, off+n): every file's frames are read
+ * into its staging (from memory, or from the open file when it is streamed, zeros past its end),
+ * stacked into the block in tiles, and after the chain copied back into the staging in tiles and
+ * appended to the file's output (media.h: FxWriter, as `process` writes). */
+typedef struct {
+  const Batch *b;
+  GPtrArray *group;
+  guint first, last; /* files [first, last) */
+  gint col;          /* channel of the block where file `first` starts */
+  guint8 *block;
+  gsize off, n;      /* frames [off, off+n) of the files are in the block */
+  gint stride;       /* channels of the block */
+  gboolean to_block; /* read and stack into the block; else unstack and write */
+  guint8 *tmp;       /* the staging areas */
+  /* the stackers' side */
+  GMutex *lock;
+  GCond *cond;
+  guint *pending;
+} StackPart;
+
+/* The frames of file f in [off, off+n) that are before its end. */
+static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
+{
+  return off < f->frames ? MIN(n, f->frames - off) : 0;
+}
+
+/* Fills the staging of the part's files with frames [off, off+n) (zeros past the end). A file
+ * that fails to read is marked (f->error) and gives zeros from then on. */
+static void fill_staging(const StackPart *p)
+{
+  const gint bps = p->b->bps;
+  guint8 *stage = p->tmp;
+
+  for (guint i = p->first; i < p->last; i++) {
+    BatchFile *f = g_ptr_array_index(p->group, i);
+    const gsize bpf = (gsize) f->channels * bps;
+    gsize valid = f->error == NULL ? valid_frames(f, p->off, p->n) : 0, got = valid;
+
+    if (valid > 0 && f->stream != NULL) {
+      gssize r = fx_decoder_read(f->stream, stage, valid, &f->error);
+      got = r > 0 ? (gsize) r : 0;
+      if (got < valid && f->error == NULL)
+        g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                    " frames",
+                    p->off + got, f->frames);
+    } else if (valid > 0) {
+      memcpy(stage, f->data + p->off * bpf, valid * bpf);
+    }
+    if (got < p->n)
+      memset(stage + got * bpf, 0, (p->n - got) * bpf);
+    stage += (gsize) FX_BLOCK_FRAMES * bpf;
+  }
+}
+
+/* Copies the staging into the block (to_block) or back, in tiles of STACK_TILE frames, file by
+ * file: a tile of the block stays in cache while every file's frames are copied in order (a
+ * plain file-major walk would touch a new cache line of the block for every sample). */
 #define STACK_TILE 8
+#define STACK_COPY(T, to_block, bp, sp, c)                                                         \
+  do {                                                                                             \
+    if (to_block)                                                                                  \
+      (bp)[c] = (sp)[c];                                                                           \
+    else                                                                                           \
+      (sp)[c] = (bp)[c];                                                                           \
+  } while (0)
 #define DEFINE_STACK(name, T, to_block)                                                            \
-  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride)                    \
+  static void name(const StackPart *p)                                                             \
   {                                                                                                \
+    const gsize stride = (gsize) p->stride, n = p->n;                                              \
+    BatchFile *const *files = (BatchFile *const *) p->group->pdata;                                \
     for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
-      gsize tn = MIN(n - t0, STACK_TILE);                                                          \
-      T *col = block + t0 * (gsize) stride;                                                        \
-      for (guint i = 0; i < group->len; i++) {                                                     \
-        const BatchFile *f = g_ptr_array_index(group, i);                                          \
-        const gint ch = f->channels;                                                               \
-        gsize first = off + t0, valid = first < f->frames ? MIN(tn, f->frames - first) : 0;        \
-        T *sp = (T *) f->data + first * (gsize) ch, *bp = col;                                     \
-        if (ch == 2) {                                                                             \
-          for (gsize t = 0; t < valid; t++, bp += stride, sp += 2) {                               \
-            if (to_block) {                                                                        \
-              bp[0] = sp[0];                                                                       \
-              bp[1] = sp[1];                                                                       \
-            } else {                                                                               \
-              sp[0] = bp[0];                                                                       \
-              sp[1] = bp[1];                                                                       \
-            }                                                                                      \
+      const gsize tn = MIN(n - t0, STACK_TILE);                                                    \
+      T *col = (T *) p->block + t0 * stride + p->col;                                              \
+      T *stage = (T *) p->tmp;                                                                     \
+      for (guint i = p->first; i < p->last; i++) {                                                 \
+        const gsize ch = (gsize) files[i]->channels;                                               \
+        T *sp = stage + t0 * ch, *bp = col;                                                        \
+        if (ch == 2 && tn == STACK_TILE) {                                                         \
+          for (gsize t = 0; t < STACK_TILE; t++, bp += stride, sp += 2) {                          \
+            STACK_COPY(T, to_block, bp, sp, 0);                                                    \
+            STACK_COPY(T, to_block, bp, sp, 1);                                                    \
           }                                                                                        \
         } else {                                                                                   \
-          for (gsize t = 0; t < valid; t++, bp += stride, sp += ch)                                \
-            for (gint c = 0; c < ch; c++) {                                                        \
-              if (to_block)                                                                        \
-                bp[c] = sp[c];                                                                     \
-              else                                                                                 \
-                sp[c] = bp[c];                                                                     \
-            }                                                                                      \
+          for (gsize t = 0; t < tn; t++, bp += stride, sp += ch)                                   \
+            for (gsize c = 0; c < ch; c++)                                                         \
+              STACK_COPY(T, to_block, bp, sp, c);                                                  \
         }                                                                                          \
-        if (to_block)                                                                              \
-          for (gsize t = valid; t < tn; t++, bp += stride)                                         \
-            for (gint c = 0; c < ch; c++)                                                          \
-              bp[c] = 0;                                                                           \
         col += ch;                                                                                 \
+        stage += (gsize) FX_BLOCK_FRAMES * ch;                                                     \
       }                                                                                            \
     }                                                                                              \
   }
@@ -272,38 +344,83 @@ DEFINE_STACK(stack_out_f32, float, FALSE)
 DEFINE_STACK(stack_in_f64, double, TRUE)
 DEFINE_STACK(stack_out_f64, double, FALSE)
 
-static void stack_block(const Batch *b, GPtrArray *group, guint8 *block, gsize off, gsize n,
-                        gint total_channels, gboolean to_block)
+/* Appends each file's frames before its end from the staging to its output. A file whose
+ * output failed is skipped from then on (f->error). */
+static void write_staging(const StackPart *p)
 {
-  if (b->bps == 4)
-    (to_block ? stack_in_f32 : stack_out_f32)(group, (float *) block, off, n, total_channels);
-  else
-    (to_block ? stack_in_f64 : stack_out_f64)(group, (double *) block, off, n, total_channels);
+  guint8 *stage = p->tmp;
+
+  for (guint i = p->first; i < p->last; i++) {
+    BatchFile *f = g_ptr_array_index(p->group, i);
+    gsize valid = valid_frames(f, p->off, p->n);
+    if (valid > 0 && f->error == NULL)
+      fx_writer_write(f->writer, stage, valid, f->channels, p->b->rate, &f->error);
+    stage += (gsize) FX_BLOCK_FRAMES * f->channels * p->b->bps;
+  }
 }
 
-/* A block in `mem` (one allocation reused for every block of a group: the fxchain filters in
- * place, and the buffer is gone before the next block is stacked). */
-static GstBuffer *make_block(const Batch *b, GPtrArray *group, guint8 *mem, gsize off, gsize n,
-                             gint channels)
+static void run_part(const StackPart *p)
 {
-  gsize size = n * channels * b->bps;
-  GstBuffer *buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
-
-  stack_block(b, group, mem, off, n, channels, TRUE);
-  fx_media_stamp(buf, off, n, b->rate);
-  return buf;
+  if (p->to_block) {
+    fill_staging(p);
+    (p->b->bps == 4 ? stack_in_f32 : stack_in_f64)(p);
+  } else {
+    (p->b->bps == 4 ? stack_out_f32 : stack_out_f64)(p);
+    write_staging(p);
+  }
 }
 
-/* Pulls one processed block and scatters it back into the files. */
-static gboolean pull_block(Batch *b, GPtrArray *group, gsize off, gsize n, gint channels,
-                           GError **error)
+static void stacker(gpointer data, gpointer user_data)
+{
+  StackPart *p = data;
+
+  (void) user_data;
+  run_part(p);
+  g_mutex_lock(p->lock);
+  if (--*p->pending == 0)
+    g_cond_signal(p->cond);
+  g_mutex_unlock(p->lock);
+}
+
+/* Runs every part on frames [off, off+n) (the block holds them), part 0 on this thread. */
+static void run_parts(const Batch *b, StackPart *parts, guint nparts, gsize off, gsize n,
+                      gboolean to_block)
+{
+  GMutex lock;
+  GCond cond;
+  guint pending = nparts - 1;
+
+  g_mutex_init(&lock);
+  g_cond_init(&cond);
+  for (guint i = 0; i < nparts; i++) {
+    parts[i].off = off;
+    parts[i].n = n;
+    parts[i].to_block = to_block;
+    parts[i].lock = &lock;
+    parts[i].cond = &cond;
+    parts[i].pending = &pending;
+    if (i > 0)
+      g_thread_pool_push(b->stackers, &parts[i], NULL);
+  }
+  run_part(&parts[0]);
+  g_mutex_lock(&lock);
+  while (pending > 0)
+    g_cond_wait(&cond, &lock);
+  g_mutex_unlock(&lock);
+  g_mutex_clear(&lock);
+  g_cond_clear(&cond);
+}
+
+/* Pulls one processed block (the push ran it through the chain in this thread, so it is
+ * normally there already) and writes the files' frames from it. */
+static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize off, gsize n,
+                           gint channels, GError **error)
 {
   GstElement *sink = fx_feeder_get(b->engine, "sink");
   GstSample *sample = NULL;
   GstMapInfo map;
   GstBuffer *buf;
 
-  /* The push ran the block through the chain in this thread, so it is normally there already. */
   sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), GST_SECOND);
   if (sample == NULL) {
     if (!fx_feeder_failed(b->engine, error))
@@ -320,10 +437,39 @@ static gboolean pull_block(Batch *b, GPtrArray *group, gsize off, gsize n, gint 
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
-  stack_block(b, group, map.data, off, n, channels, FALSE);
+  for (guint i = 0; i < nparts; i++)
+    parts[i].block = map.data;
+  run_parts(b, parts, nparts, off, n, FALSE);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
+}
+
+/* Splits the group into parts of about equal channel counts. */
+static guint make_parts(const Batch *b, GPtrArray *group, gint channels, StackPart *parts)
+{
+  guint nparts = 0, first = 0;
+  gint col = 0, done = 0;
+
+  for (guint k = 0; k < b->jobs && first < group->len; k++) {
+    gint target = (gint) ((gint64) channels * (k + 1) / b->jobs);
+    guint last = first;
+    gint c = col;
+    while (last < group->len && (c < target || last == first || k + 1 == b->jobs)) {
+      const BatchFile *f = g_ptr_array_index(group, last);
+      c += f->channels;
+      last++;
+    }
+    parts[nparts] = (StackPart){
+        .b = b, .group = group, .first = first, .last = last, .col = col, .stride = channels};
+    parts[nparts].tmp = g_malloc((gsize) FX_BLOCK_FRAMES * (c - col) * b->bps);
+    nparts++;
+    done = c;
+    col = c;
+    first = last;
+  }
+  g_assert(done == channels);
+  return nparts;
 }
 
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
@@ -334,6 +480,9 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   guint64 dispatches = 0;
   gchar *backend = NULL;
   guint8 *mem = NULL;
+  StackPart *parts = NULL;
+  guint nparts = 0;
+  gboolean ok = FALSE;
 
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
@@ -353,15 +502,29 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   gst_caps_unref(caps);
   nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
   mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
-  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
+  parts = g_new0(StackPart, b->jobs);
+  nparts = make_parts(b, group, channels, parts);
+  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the
+   * block `mem` is reused: the fxchain filters in place, and the buffer is gone before the next
+   * block is stacked. */
   for (gsize k = 0; k < nblocks; k++) {
-    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
-        !pull_block(b, group, off, n, channels, error))
-      goto fail;
+    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES), size;
+    GstBuffer *buf;
+    for (guint i = 0; i < nparts; i++)
+      parts[i].block = mem;
+    run_parts(b, parts, nparts, off, n, TRUE);
+    size = n * channels * b->bps;
+    buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+    fx_media_stamp(buf, off, n, b->rate);
+    if (!fx_feeder_push(b->engine, buf, error) ||
+        !pull_block(b, parts, nparts, off, n, channels, error))
+      goto done;
+    fx_progress_update(&b->progress,
+                       (b->processed + (double) group->len * (k + 1) / nblocks) / b->total,
+                       "filtering");
   }
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
-    goto fail;
+    goto done;
   fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
   g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
   if (backend != NULL && b->backend == NULL)
@@ -370,36 +533,22 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   b->dispatches += dispatches;
   b->blocks += nblocks;
   b->groups++;
-  fx_feeder_stop(b->engine);
-  g_free(mem);
-  return TRUE;
+  ok = TRUE;
 
-fail:
+done:
   fx_feeder_stop(b->engine);
+  for (guint i = 0; i < nparts; i++)
+    g_free(parts[i].tmp);
+  g_free(parts);
   g_free(mem);
-  return FALSE;
+  return ok;
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Encoding                                                                                  */
-
-/* Encodes a file (on a worker thread), as `process` does (media.h: FxWriter). */
-static gboolean write_file(const Batch *b, BatchFile *f, GError **error)
-{
-  FxWriter *w = fx_writer_new(f->out, b->opts.format);
-
-  if (!fx_writer_write(w, f->data, f->frames, f->channels, b->rate, error)) {
-    fx_writer_close(w, FALSE, NULL);
-    return FALSE;
-  }
-  return fx_writer_close(w, TRUE, error);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Worker threads: decoding and encoding are per file, so they run on --jobs threads (each with
- * its own reused decoder); the stacked run is one stream on the main thread.
- * Results are consumed in file order, so messages, groups and the batch rate do not depend on
- * the threads' timing. */
+/* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
+ * decoder); the stacked run is one stream on the main thread, whose stacking and writing are
+ * split by file over the stackers (run_parts()). Results are consumed in file order, so
+ * messages, groups and the batch rate do not depend on the threads' timing. */
 
 typedef struct {
   const Batch *b;
@@ -415,16 +564,13 @@ static void worker(gpointer data, gpointer user_data)
   Workers *w = user_data;
   GError *err = NULL;
 
-  if (f->task == TASK_DECODE) {
-    FxDecoder *dec = g_async_queue_try_pop(w->decoders);
-    if (dec == NULL)
-      dec = fx_decoder_new(&w->b->opts, &err);
-    if (dec != NULL) {
-      read_file(w->b->bps, dec, f, &err);
+  FxDecoder *dec = g_async_queue_try_pop(w->decoders);
+  if (dec == NULL)
+    dec = fx_decoder_new(&w->b->opts, &err);
+  if (dec != NULL) {
+    read_file(w->b->bps, dec, f, &err);
+    if (f->stream != dec) /* a streamed file keeps its decoder */
       g_async_queue_push(w->decoders, dec);
-    }
-  } else {
-    write_file(w->b, f, &err);
   }
   g_mutex_lock(&w->lock);
   f->error = err;
@@ -433,9 +579,8 @@ static void worker(gpointer data, gpointer user_data)
   g_mutex_unlock(&w->lock);
 }
 
-static void submit(Workers *w, BatchFile *f, int task)
+static void submit(Workers *w, BatchFile *f)
 {
-  f->task = task;
   f->done = FALSE;
   g_thread_pool_push(w->pool, f, NULL);
 }
@@ -448,54 +593,38 @@ static void wait_done(Workers *w, BatchFile *f)
   g_mutex_unlock(&w->lock);
 }
 
-static void collect_warnings(Batch *b, BatchFile *f)
-{
-  for (guint i = 0; f->warnings != NULL && i < f->warnings->len; i++) {
-    const char *m = g_ptr_array_index(f->warnings, i);
-    if (b->warnings == NULL)
-      b->warnings = g_ptr_array_new_with_free_func(g_free);
-    if (!g_ptr_array_find_with_equal_func(b->warnings, m, g_str_equal, NULL))
-      g_ptr_array_add(b->warnings, g_strdup(m));
-  }
-  g_clear_pointer(&f->warnings, g_ptr_array_unref);
-}
-
-/* Runs a group and writes its files; frees their data. */
-static void flush_group(Batch *b, Workers *w, GPtrArray *group)
+/* Runs a group, writing its files; frees their data. */
+static void flush_group(Batch *b, GPtrArray *group)
 {
   GError *error = NULL;
+  gboolean ran;
 
   if (group->len == 0)
     return;
   fx_progress_update(&b->progress, (double) b->processed / b->total, "filtering");
-  if (!run_stacked(b, group, &error)) {
-    for (guint i = 0; i < group->len; i++) {
-      fail_file(b, ((BatchFile *) g_ptr_array_index(group, i))->path, error->message);
-      b->processed++;
-    }
-    g_clear_error(&error);
-  } else {
-    for (guint i = 0; i < group->len; i++)
-      submit(w, g_ptr_array_index(group, i), TASK_ENCODE);
-    for (guint i = 0; i < group->len; i++) {
-      BatchFile *f = g_ptr_array_index(group, i);
-      wait_done(w, f);
-      fx_progress_update(&b->progress, (double) b->processed / b->total, f->path);
-      collect_warnings(b, f);
-      if (f->error != NULL) {
-        gchar *msg = g_strdup_printf("cannot write %s: %s", f->out, f->error->message);
-        fail_file(b, f->path, msg);
-        g_free(msg);
-        g_clear_error(&f->error);
-      } else {
-        b->written++;
-      }
-      b->processed++;
-      batch_file_free_data(f);
-    }
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    f->writer = fx_writer_new(f->out, b->opts.format);
   }
-  for (guint i = 0; i < group->len; i++)
-    batch_file_free_data(g_ptr_array_index(group, i));
+  ran = run_stacked(b, group, &error);
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    gboolean keep = ran && f->error == NULL;
+    /* a file that failed (or a group that did) leaves no partial output */
+    if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL))
+      keep = FALSE;
+    if (!ran) {
+      fail_file(b, f->path, error->message);
+    } else if (!keep) {
+      fail_file(b, f->path, f->error != NULL ? f->error->message : "cannot write");
+      g_clear_error(&f->error);
+    } else {
+      b->written++;
+    }
+    b->processed++;
+    batch_file_free_data(f);
+  }
+  g_clear_error(&error);
   g_ptr_array_set_size(group, 0);
 }
 
@@ -569,11 +698,12 @@ int fx_cmd_batch(int argc, char **argv)
        "R"},
       {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
        "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "
-       "most this size (plus up to 2 files per job decoded ahead; a larger file is a group of "
-       "its own)",
+       "most this size (a larger file is a group of its own); integer PCM that libsndfile reads "
+       "is streamed, anything else is held in memory while its group runs (plus up to 2 files "
+       "per job decoded ahead)",
        "MIB"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-       "Threads that decode and encode files (default: the number of processors); the "
+       "Threads that decode, stack and encode files (default: the number of processors); the "
        "filtering is one stream",
        "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
@@ -597,6 +727,8 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
+  guint streams = 0, max_streams;
+  struct rlimit files_limit = {1024, 1024};
   int status;
 
   g_set_prgname("gst-fx batch");
@@ -708,6 +840,17 @@ int fx_cmd_batch(int argc, char **argv)
   }
 
   fx_tool_init();
+  /* A streamed file holds its input open while it waits and its group runs, and its output
+   * while the group runs: as many descriptors as the hard limit allows, and groups bounded by
+   * them (with a margin for decoding ahead and for GStreamer). */
+  if (getrlimit(RLIMIT_NOFILE, &files_limit) == 0) {
+    files_limit.rlim_cur = files_limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files_limit);
+    getrlimit(RLIMIT_NOFILE, &files_limit);
+  }
+  max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
+                    ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
+                    : 16;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -755,12 +898,15 @@ int fx_cmd_batch(int argc, char **argv)
   g_cond_init(&workers.cond);
   workers.decoders = g_async_queue_new_full((GDestroyNotify) fx_decoder_free);
   workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
+  b.jobs = (guint) jobs;
+  if (jobs > 1)
+    b.stackers = g_thread_pool_new(stacker, NULL, jobs - 1, FALSE, NULL);
   /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
     for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
       if (bf[next].skip == NULL)
-        submit(&workers, &bf[next], TASK_DECODE);
+        submit(&workers, &bf[next]);
       else
         bf[next].done = TRUE;
     }
@@ -787,18 +933,22 @@ int fx_cmd_batch(int argc, char **argv)
     if (f->nonfinite) {
       GPtrArray *alone = g_ptr_array_new();
       g_ptr_array_add(alone, f);
-      flush_group(&b, &workers, alone);
+      flush_group(&b, alone);
       g_ptr_array_unref(alone);
       continue;
     }
-    if (group->len > 0 && held + f->bytes > budget) {
-      flush_group(&b, &workers, group);
+    if (group->len > 0 &&
+        (held + f->bytes > budget || (f->stream != NULL && streams >= max_streams))) {
+      flush_group(&b, group);
       held = 0;
+      streams = 0;
     }
     g_ptr_array_add(group, f);
     held += f->bytes;
+    if (f->stream != NULL)
+      streams++;
   }
-  flush_group(&b, &workers, group);
+  flush_group(&b, group);
   fx_progress_update(&b.progress, 1.0, "done");
   fx_progress_done(&b.progress);
   fx_tool_print_warnings(b.warnings);
@@ -811,6 +961,8 @@ int fx_cmd_batch(int argc, char **argv)
   status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:
+  if (b.stackers != NULL)
+    g_thread_pool_free(b.stackers, FALSE, TRUE);
   if (workers.pool != NULL) {
     g_thread_pool_free(workers.pool, FALSE, TRUE);
     g_async_queue_unref(workers.decoders);

@@ -503,3 +503,33 @@ def test_file_with_nan_does_not_touch_the_others(inputs, tmp_path):
     # the state is reset after the block that carried the NaN (frames 4096..8191)
     assert np.all(np.isfinite(y[2 * BLOCK:])), "the state was reset after the NaN"
     assert np.all(np.isfinite(y[:7000]))
+
+
+def test_streamed_files_are_grouped_by_the_descriptor_limit(tmp_path):
+    """16-bit wav files are streamed (input and output open while their group runs); with a
+    limit of 64 open files a group takes at most 16 of them, and the outputs stay the same."""
+    import resource
+    d = tmp_path / "in"
+    d.mkdir()
+    files = [("s%02d.wav" % i, 1 + i % 2, 3000 + 500 * i, 48000) for i in range(40)]
+    decoded = make_inputs(str(d), files, seed=9)
+    names = [f[0] for f in files]
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    r = subprocess.run([gst_fx_path(), "batch", "--chain", CHAIN, "-o", str(tmp_path / "lim"),
+                        "--jobs", "2", *paths(d, names)], capture_output=True, text=True,
+                       timeout=120, preexec_fn=limited)
+    assert r.returncode == 0, r.stderr
+    s = summary(r.stdout)
+    assert s["written"] == 40 and s["groups"] == 3, s
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "all"), *paths(d, names))
+    assert r.returncode == 0, r.stderr
+    assert summary(r.stdout)["groups"] == 1
+    for name, ch, n, rate in files:
+        a = (tmp_path / "lim" / name).read_bytes()
+        assert a == (tmp_path / "all" / name).read_bytes(), name
+        y = read_wav(tmp_path / "lim" / name, ch)
+        ref = reference(decoded[name], rate)
+        assert np.max(np.abs(y - ref)) / np.max(np.abs(ref)) < 1e-5, name
