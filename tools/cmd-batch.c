@@ -75,6 +75,7 @@ typedef struct {
   GPtrArray *warnings;
   FxProgress progress;
   guint total, processed;
+  gint block_frames; /* the longest block of the runs (summary line) */
   guint jobs;
   GThreadPool *stackers; /* jobs - 1 threads for the parts of a block (NULL with --jobs 1) */
 } Batch;
@@ -250,16 +251,19 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
  * into its staging (from memory, or from the open file when it is streamed, zeros past its end),
  * stacked into the block in tiles, and after the chain copied back into the staging in tiles and
  * appended to the file's output (media.h: FxWriter, as `process` writes). */
+enum { PHASE_FILL, PHASE_STACK, PHASE_UNSTACK, PHASE_WRITE };
+
 typedef struct {
   const Batch *b;
   GPtrArray *group;
   guint first, last; /* files [first, last) */
   gint col;          /* channel of the block where file `first` starts */
   guint8 *block;
-  gsize off, n;      /* frames [off, off+n) of the files are in the block */
-  gint stride;       /* channels of the block */
-  gboolean to_block; /* read and stack into the block; else unstack and write */
-  guint8 *tmp;       /* the staging areas */
+  gsize off, n;         /* frames [off, off+n) of the files are in the block */
+  gint stride;          /* channels of the block */
+  gsize sub_off, sub_n; /* the block holds frames [off+sub_off, off+sub_off+sub_n) */
+  int phase;
+  guint8 *tmp; /* the staging areas */
   /* the stackers' side */
   GMutex *lock;
   GCond *cond;
@@ -315,7 +319,7 @@ static void fill_staging(const StackPart *p)
 #define DEFINE_STACK(name, T, to_block)                                                            \
   static void name(const StackPart *p)                                                             \
   {                                                                                                \
-    const gsize stride = (gsize) p->stride, n = p->n;                                              \
+    const gsize stride = (gsize) p->stride, n = p->sub_n;                                          \
     BatchFile *const *files = (BatchFile *const *) p->group->pdata;                                \
     for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
       const gsize tn = MIN(n - t0, STACK_TILE);                                                    \
@@ -323,7 +327,7 @@ static void fill_staging(const StackPart *p)
       T *stage = (T *) p->tmp;                                                                     \
       for (guint i = p->first; i < p->last; i++) {                                                 \
         const gsize ch = (gsize) files[i]->channels;                                               \
-        T *sp = stage + t0 * ch, *bp = col;                                                        \
+        T *sp = stage + (p->sub_off + t0) * ch, *bp = col;                                         \
         if (ch == 2 && tn == STACK_TILE) {                                                         \
           for (gsize t = 0; t < STACK_TILE; t++, bp += stride, sp += 2) {                          \
             STACK_COPY(T, to_block, bp, sp, 0);                                                    \
@@ -361,12 +365,19 @@ static void write_staging(const StackPart *p)
 
 static void run_part(const StackPart *p)
 {
-  if (p->to_block) {
+  switch (p->phase) {
+  case PHASE_FILL:
     fill_staging(p);
+    break;
+  case PHASE_STACK:
     (p->b->bps == 4 ? stack_in_f32 : stack_in_f64)(p);
-  } else {
+    break;
+  case PHASE_UNSTACK:
     (p->b->bps == 4 ? stack_out_f32 : stack_out_f64)(p);
+    break;
+  default:
     write_staging(p);
+    break;
   }
 }
 
@@ -382,20 +393,22 @@ static void stacker(gpointer data, gpointer user_data)
   g_mutex_unlock(p->lock);
 }
 
-/* Runs every part on frames [off, off+n) (the block holds them), part 0 on this thread. */
-static void run_parts(const Batch *b, StackPart *parts, guint nparts, gsize off, gsize n,
-                      gboolean to_block)
+/* Runs `phase` of every part (their fields are set), part 0 on this thread. */
+static void run_parts(const Batch *b, StackPart *parts, guint nparts, int phase)
 {
   GMutex lock;
   GCond cond;
   guint pending = nparts - 1;
 
+  if (nparts == 1) {
+    parts[0].phase = phase;
+    run_part(&parts[0]);
+    return;
+  }
   g_mutex_init(&lock);
   g_cond_init(&cond);
   for (guint i = 0; i < nparts; i++) {
-    parts[i].off = off;
-    parts[i].n = n;
-    parts[i].to_block = to_block;
+    parts[i].phase = phase;
     parts[i].lock = &lock;
     parts[i].cond = &cond;
     parts[i].pending = &pending;
@@ -412,9 +425,8 @@ static void run_parts(const Batch *b, StackPart *parts, guint nparts, gsize off,
 }
 
 /* Pulls one processed block (the push ran it through the chain in this thread, so it is
- * normally there already) and writes the files' frames from it. */
-static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize off, gsize n,
-                           gint channels, GError **error)
+ * normally there already) and copies the files' frames back into the staging. */
+static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size, GError **error)
 {
   GstElement *sink = fx_feeder_get(b->engine, "sink");
   GstSample *sample = NULL;
@@ -429,17 +441,17 @@ static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize off, 
     return FALSE;
   }
   buf = gst_sample_get_buffer(sample);
-  if (gst_buffer_get_size(buf) != n * channels * b->bps) {
+  if (gst_buffer_get_size(buf) != size) {
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
                 "the chain returned %" G_GSIZE_FORMAT " bytes for a block of %" G_GSIZE_FORMAT,
-                gst_buffer_get_size(buf), n * channels * b->bps);
+                gst_buffer_get_size(buf), size);
     gst_sample_unref(sample);
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
   for (guint i = 0; i < nparts; i++)
     parts[i].block = map.data;
-  run_parts(b, parts, nparts, off, n, FALSE);
+  run_parts(b, parts, nparts, PHASE_UNSTACK);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
@@ -472,10 +484,38 @@ static guint make_parts(const Batch *b, GPtrArray *group, gint channels, StackPa
   return nparts;
 }
 
+/* Frames per block of the stacked run. FX_BLOCK_FRAMES (as `process`) unless every cascade of
+ * the chain runs on the CPU: the CPU kernels give the same bits for any split of a stream into
+ * calls under 8192 frames (media.h), so there a block is cut to about 1 MiB (at least 256
+ * frames; a power of two, so a divisor of FX_BLOCK_FRAMES), which the cascades filter in cache:
+ * a wide stack of files in blocks of 4096 frames (16 MiB for 1024 channels) is filtered at
+ * memory speed. The backend is known once the stream's caps reached the fxchain. */
+static gsize block_frames(const Batch *b, gint channels)
+{
+  gchar *backend = NULL;
+  gboolean cpu = TRUE;
+  gsize frames = FX_BLOCK_FRAMES;
+
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend == NULL || *backend == '\0') {
+    cpu = FALSE;
+  } else {
+    gchar **each = g_strsplit(backend, ",", -1);
+    for (gchar **p = each; *p != NULL; p++)
+      if (!g_str_has_prefix(g_strstrip(*p), "cpu"))
+        cpu = FALSE;
+    g_strfreev(each);
+  }
+  g_free(backend);
+  while (cpu && frames > 256 && frames * channels * b->bps > (1u << 20))
+    frames /= 2;
+  return frames;
+}
+
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
   gint channels = 0;
-  gsize length = 0, nblocks;
+  gsize length = 0, nchunks, nblocks = 0, sub;
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
@@ -500,27 +540,41 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     return FALSE;
   }
   gst_caps_unref(caps);
-  nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
+  nchunks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
   mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
   parts = g_new0(StackPart, b->jobs);
   nparts = make_parts(b, group, channels, parts);
-  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the
-   * block `mem` is reused: the fxchain filters in place, and the buffer is gone before the next
-   * block is stacked. */
-  for (gsize k = 0; k < nblocks; k++) {
-    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES), size;
-    GstBuffer *buf;
-    for (guint i = 0; i < nparts; i++)
-      parts[i].block = mem;
-    run_parts(b, parts, nparts, off, n, TRUE);
-    size = n * channels * b->bps;
-    buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
-    fx_media_stamp(buf, off, n, b->rate);
-    if (!fx_feeder_push(b->engine, buf, error) ||
-        !pull_block(b, parts, nparts, off, n, channels, error))
-      goto done;
+  sub = block_frames(b, channels);
+  /* Files are read and written FX_BLOCK_FRAMES frames at a time (the staging); the fxchain gets
+   * blocks of `sub` frames of all files (a divisor of FX_BLOCK_FRAMES: see block_frames()). Each
+   * block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the block
+   * `mem` is reused: the fxchain filters in place, and the buffer is gone before the next block
+   * is stacked. */
+  for (gsize k = 0; k < nchunks; k++) {
+    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
+    for (guint i = 0; i < nparts; i++) {
+      parts[i].off = off;
+      parts[i].n = n;
+    }
+    run_parts(b, parts, nparts, PHASE_FILL);
+    for (gsize s0 = 0; s0 < n; s0 += sub) {
+      gsize m = MIN(n - s0, sub), size = m * channels * b->bps;
+      GstBuffer *buf;
+      for (guint i = 0; i < nparts; i++) {
+        parts[i].sub_off = s0;
+        parts[i].sub_n = m;
+        parts[i].block = mem;
+      }
+      run_parts(b, parts, nparts, PHASE_STACK);
+      buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+      fx_media_stamp(buf, off + s0, m, b->rate);
+      if (!fx_feeder_push(b->engine, buf, error) || !pull_block(b, parts, nparts, size, error))
+        goto done;
+      nblocks++;
+    }
+    run_parts(b, parts, nparts, PHASE_WRITE);
     fx_progress_update(&b->progress,
-                       (b->processed + (double) group->len * (k + 1) / nblocks) / b->total,
+                       (b->processed + (double) group->len * (k + 1) / nchunks) / b->total,
                        "filtering");
   }
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
@@ -532,6 +586,7 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   g_free(backend);
   b->dispatches += dispatches;
   b->blocks += nblocks;
+  b->block_frames = MAX(b->block_frames, (gint) sub);
   b->groups++;
   ok = TRUE;
 
@@ -956,7 +1011,8 @@ int fx_cmd_batch(int argc, char **argv)
     printf(
         "gst-fx batch: %u of %u files written, %u failed; %u group(s) at %d Hz, %" G_GUINT64_FORMAT
         " blocks of up to %d frames, %" G_GUINT64_FORMAT " dispatches, backend %s\n",
-        b.written, nsel, b.failed, b.groups, b.rate, b.blocks, FX_BLOCK_FRAMES, b.dispatches,
+        b.written, nsel, b.failed, b.groups, b.rate, b.blocks,
+        b.block_frames > 0 ? b.block_frames : FX_BLOCK_FRAMES, b.dispatches,
         b.backend != NULL ? b.backend : "none");
   status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
