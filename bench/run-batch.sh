@@ -123,9 +123,11 @@ rows = {}
 for line in open(times):
     parts = line.split()
     if len(parts) == 4 and parts[0] in names:
-        rows.setdefault(parts[0], []).append((float(parts[1]), float(parts[2]) + float(parts[3])))
-med = {k: (statistics.median(w for w, _ in v), min(w for w, _ in v), max(w for w, _ in v),
-           statistics.median(c for _, c in v)) for k, v in rows.items()}
+        rows.setdefault(parts[0], []).append(
+            (float(parts[1]), float(parts[2]) + float(parts[3]), float(parts[3])))
+med = {k: (statistics.median(r[0] for r in v), min(r[0] for r in v), max(r[0] for r in v),
+           statistics.median(r[1] for r in v), statistics.median(r[2] for r in v))
+       for k, v in rows.items()}
 base = med["gst-per-file"]
 lines = [
     "# gst-fx batch vs one pipeline per file",
@@ -138,7 +140,7 @@ lines = [
     "wav out; medians of $REPS alternating runs (min-max), wall and CPU (user + system) seconds",
     "per run including start-up (GStreamer init, plugin loading). Ratios: baseline time / time.",
     "",
-    "| path | wall s | CPU s | wall speed-up | CPU ratio |",
+    "| path | wall s | CPU s (system) | wall speed-up | CPU ratio |",
     "| --- | --- | --- | --- | --- |",
 ]
 labels = {
@@ -149,9 +151,9 @@ labels = {
     "batch-io": "\`batch\`, pass-through chain \`volume volume=1\` (no filtering)",
 }
 for k in names:
-    w, lo, hi, c = med[k]
-    lines.append("| %s | %.2f (%.2f-%.2f) | %.2f | %.2fx | %.2fx |" % (
-        labels[k], w, lo, hi, c, base[0] / w, base[3] / c))
+    w, lo, hi, c, sy = med[k]
+    lines.append("| %s | %.2f (%.2f-%.2f) | %.2f (%.2f) | %.2fx | %.2fx |" % (
+        labels[k], w, lo, hi, c, sy, base[0] / w, base[3] / c))
 lines += ["", "Stacked run (last batch): " + open(summary).read().strip().replace("gst-fx batch: ", ""),
           "", "Batch outputs identical to \`process-many\`'s (byte for byte): $same; same samples as",
           "the GStreamer pipelines' (scipy.io.wavfile, exact): $same_gst."]
