@@ -16,6 +16,7 @@ FX_PACKAGES=(
   librsvg2-dev
   valgrind linux-perf
   libfftw3-dev
+  libsndfile1-dev
 )
 
 fx_log() { printf '==> %s\n' "$*" >&2; }

@@ -2,24 +2,31 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are decoded on --jobs worker threads, each with a reused decoder pipeline
- * (media.h), into memory, in groups bounded by --memory. The channels of all files of a group are
- * stacked into one interleaved stream (channels = the sum of the files' channels, channel-mask 0),
- * which runs through ONE pipeline
+ * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
+ * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
+ * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read block by block
+ * while its group runs; anything else is decoded into memory first (and scanned for NaN/Inf).
+ * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
+ * streamed files as the open-file limit allows. The channels of all files of a group are stacked
+ * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
+ * runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
  * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
- * its length: the stages are causal, so this is exact. Outputs go to DIR/<input's name>, encoded
- * by the input's extension (or --ext), on the worker threads, each reusing one encoder pipeline
- * per extension and caps.
+ * its length: the stages are causal, so this is exact. Reading each block's frames, stacking
+ * them, and writing each file's frames of the processed block to DIR/<input's name> (by the
+ * input's extension or --ext, with libsndfile: media.h FxWriter) is split by file over --jobs
+ * threads (run_parts()); nothing but one block and a staging copy of it is held for streamed
+ * files.
  *
- * Why the output equals `gst-fx process` bit for bit: the same decoder, the same block length
- * (media.h: FX_BLOCK_FRAMES), and per-channel stages whose arithmetic per channel does not depend
- * on the number of channels. Stages that mix channels would not give that, so the chain may only
- * hold per-channel stages (see stage_is_per_channel()).
+ * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
+ * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
+ * stages whose arithmetic per channel does not depend on the number of channels. Stages that mix
+ * channels would not give that, so the chain may only hold per-channel stages (see
+ * stage_is_per_channel()).
  *
  * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
  * state when non-finite values reach it, which would otherwise change the other files' outputs.
@@ -32,12 +39,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
 #define DEFAULT_MEMORY_MIB 1024
-
-enum { TASK_DECODE, TASK_ENCODE };
 
 typedef struct {
   const char *path; /* borrowed from argv */
@@ -47,12 +53,13 @@ typedef struct {
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
-  guint8 *data;
-  /* a task on a worker thread: set by the worker, read after `done` (Workers.lock) */
-  int task;
+  guint8 *data;      /* the decoded file, unless it is streamed */
+  FxDecoder *stream; /* integer PCM read by libsndfile: open, read block by block */
+  FxWriter *writer;  /* while its group runs */
+  /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
+   * writing the output (error) */
   gboolean done;
   GError *error;
-  GPtrArray *warnings;
 } BatchFile;
 
 typedef struct {
@@ -68,11 +75,15 @@ typedef struct {
   GPtrArray *warnings;
   FxProgress progress;
   guint total, processed;
+  gint block_frames; /* the longest block of the runs (summary line) */
+  guint jobs;
+  GThreadPool *stackers; /* jobs - 1 threads for the parts of a block (NULL with --jobs 1) */
 } Batch;
 
 static void batch_file_free_data(BatchFile *f)
 {
   g_clear_pointer(&f->data, g_free);
+  g_clear_pointer(&f->stream, fx_decoder_free);
   gst_clear_caps(&f->caps);
   f->bytes = f->alloc = f->frames = 0;
 }
@@ -170,13 +181,38 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
   f->caps = gst_caps_ref(caps);
   f->channels = GST_AUDIO_INFO_CHANNELS(&info);
   f->rate = GST_AUDIO_INFO_RATE(&info);
+  /* Integer PCM of a known length that libsndfile reads is streamed: the file stays open and is
+   * read block by block while its group runs (it cannot hold NaN or Inf). Its decoded size still
+   * counts against --memory, so the groups do not depend on how files are read. */
+  if (fx_decoder_integer_source(dec) && fx_decoder_frames(dec) > 0) {
+    f->frames = (gsize) fx_decoder_frames(dec);
+    f->bytes = f->frames * GST_AUDIO_INFO_BPF(&info);
+    f->stream = dec;
+    return TRUE;
+  }
   /* room for the announced duration (plus a little), grown by doubling past it */
   duration = fx_decoder_duration(dec);
   if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
     f->alloc = (gst_util_uint64_scale_int_ceil(duration, f->rate, GST_SECOND) + 1024) *
                GST_AUDIO_INFO_BPF(&info);
   f->data = f->alloc > 0 ? g_malloc(f->alloc) : NULL;
-  while ((buf = fx_decoder_pull(dec, &err)) != NULL) {
+  if (fx_decoder_uses_sndfile(dec)) {
+    /* straight into memory, no buffers: normally one read of the whole file (the room above is
+     * its exact length plus 1024 frames) and one that returns 0 */
+    gsize bpf = GST_AUDIO_INFO_BPF(&info);
+    for (;;) {
+      gssize got;
+      if (f->bytes + bpf > f->alloc) {
+        f->alloc = MAX(f->alloc * 2, f->bytes + 65536 * bpf);
+        f->data = g_realloc(f->data, f->alloc);
+      }
+      got = fx_decoder_read(dec, f->data + f->bytes, (f->alloc - f->bytes) / bpf, &err);
+      if (got <= 0)
+        break;
+      f->bytes += (gsize) got * bpf;
+    }
+  }
+  while (!fx_decoder_uses_sndfile(dec) && (buf = fx_decoder_pull(dec, &err)) != NULL) {
     gsize n = gst_buffer_get_size(buf);
     if (f->bytes + n > f->alloc) {
       f->alloc = MAX(f->alloc * 2, f->bytes + n);
@@ -186,65 +222,124 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->bytes += n;
     gst_buffer_unref(buf);
   }
-  fx_decoder_stop(dec);
   if (err != NULL) {
+    fx_decoder_stop(dec);
     g_propagate_error(error, err);
     batch_file_free_data(f);
     return FALSE;
   }
   f->frames = f->bytes / ((gsize) f->channels * bps);
   /* The cascade resets the state of every channel when non-finite values reach it (DESIGN §3),
-   * which would change the other files of a stacked group: such a file runs alone. */
-  gsize n = f->frames * f->channels;
+   * which would change the other files of a stacked group: such a file runs alone. Integer PCM
+   * cannot hold them, so it is not scanned. */
+  gsize n = fx_decoder_integer_source(dec) ? 0 : f->frames * f->channels;
   for (gsize i = 0; i < n && !f->nonfinite; i++)
     f->nonfinite = bps == 4 ? !isfinite(((const float *) f->data)[i])
                             : !isfinite(((const double *) f->data)[i]);
+  fx_decoder_stop(dec);
   return TRUE;
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* The stacked run                                                                           */
 
-/* Copies frames [off, off+n) of every file into the interleaved block of `stride` channels
- * (zeros past a file's end), or back from it. In tiles of STACK_TILE frames, file by file: a
- * tile of the block stays in cache while every file's frames are copied in order (a plain
- * file-major walk would touch a new cache line of the block for every sample). */
+/* The files of a group are split into `jobs` parts (by file), each read into the block and
+ * written out from it by one thread: the main thread takes part 0, the stackers the others.
+ *
+ * A part's staging area `tmp` holds FX_BLOCK_FRAMES frames of each of its files, file after file,
+ * interleaved as in the file. For a block of frames [off, off+n): every file's frames are read
+ * into its staging (from memory, or from the open file when it is streamed, zeros past its end),
+ * stacked into the block in tiles, and after the chain copied back into the staging in tiles and
+ * appended to the file's output (media.h: FxWriter, as `process` writes). */
+enum { PHASE_FILL, PHASE_STACK, PHASE_UNSTACK, PHASE_WRITE };
+
+typedef struct {
+  const Batch *b;
+  GPtrArray *group;
+  guint first, last; /* files [first, last) */
+  gint col;          /* channel of the block where file `first` starts */
+  guint8 *block;
+  gsize off, n;         /* frames [off, off+n) of the files are in the block */
+  gint stride;          /* channels of the block */
+  gsize sub_off, sub_n; /* the block holds frames [off+sub_off, off+sub_off+sub_n) */
+  int phase;
+  guint8 *tmp; /* the staging areas */
+  /* the stackers' side */
+  GMutex *lock;
+  GCond *cond;
+  guint *pending;
+} StackPart;
+
+/* The frames of file f in [off, off+n) that are before its end. */
+static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
+{
+  return off < f->frames ? MIN(n, f->frames - off) : 0;
+}
+
+/* Fills the staging of the part's files with frames [off, off+n) (zeros past the end). A file
+ * that fails to read is marked (f->error) and gives zeros from then on. */
+static void fill_staging(const StackPart *p)
+{
+  const gint bps = p->b->bps;
+  guint8 *stage = p->tmp;
+
+  for (guint i = p->first; i < p->last; i++) {
+    BatchFile *f = g_ptr_array_index(p->group, i);
+    const gsize bpf = (gsize) f->channels * bps;
+    gsize valid = f->error == NULL ? valid_frames(f, p->off, p->n) : 0, got = valid;
+
+    if (valid > 0 && f->stream != NULL) {
+      gssize r = fx_decoder_read(f->stream, stage, valid, &f->error);
+      got = r > 0 ? (gsize) r : 0;
+      if (got < valid && f->error == NULL)
+        g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                    " frames",
+                    p->off + got, f->frames);
+    } else if (valid > 0) {
+      memcpy(stage, f->data + p->off * bpf, valid * bpf);
+    }
+    if (got < p->n)
+      memset(stage + got * bpf, 0, (p->n - got) * bpf);
+    stage += (gsize) FX_BLOCK_FRAMES * bpf;
+  }
+}
+
+/* Copies the staging into the block (to_block) or back, in tiles of STACK_TILE frames, file by
+ * file: a tile of the block stays in cache while every file's frames are copied in order (a
+ * plain file-major walk would touch a new cache line of the block for every sample). */
 #define STACK_TILE 8
+#define STACK_COPY(T, to_block, bp, sp, c)                                                         \
+  do {                                                                                             \
+    if (to_block)                                                                                  \
+      (bp)[c] = (sp)[c];                                                                           \
+    else                                                                                           \
+      (sp)[c] = (bp)[c];                                                                           \
+  } while (0)
 #define DEFINE_STACK(name, T, to_block)                                                            \
-  static void name(GPtrArray *group, T *block, gsize off, gsize n, gint stride)                    \
+  static void name(const StackPart *p)                                                             \
   {                                                                                                \
+    const gsize stride = (gsize) p->stride, n = p->sub_n;                                          \
+    BatchFile *const *files = (BatchFile *const *) p->group->pdata;                                \
     for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
-      gsize tn = MIN(n - t0, STACK_TILE);                                                          \
-      T *col = block + t0 * (gsize) stride;                                                        \
-      for (guint i = 0; i < group->len; i++) {                                                     \
-        const BatchFile *f = g_ptr_array_index(group, i);                                          \
-        const gint ch = f->channels;                                                               \
-        gsize first = off + t0, valid = first < f->frames ? MIN(tn, f->frames - first) : 0;        \
-        T *sp = (T *) f->data + first * (gsize) ch, *bp = col;                                     \
-        if (ch == 2) {                                                                             \
-          for (gsize t = 0; t < valid; t++, bp += stride, sp += 2) {                               \
-            if (to_block) {                                                                        \
-              bp[0] = sp[0];                                                                       \
-              bp[1] = sp[1];                                                                       \
-            } else {                                                                               \
-              sp[0] = bp[0];                                                                       \
-              sp[1] = bp[1];                                                                       \
-            }                                                                                      \
+      const gsize tn = MIN(n - t0, STACK_TILE);                                                    \
+      T *col = (T *) p->block + t0 * stride + p->col;                                              \
+      T *stage = (T *) p->tmp;                                                                     \
+      for (guint i = p->first; i < p->last; i++) {                                                 \
+        const gsize ch = (gsize) files[i]->channels;                                               \
+        T *sp = stage + (p->sub_off + t0) * ch, *bp = col;                                         \
+        if (ch == 2 && tn == STACK_TILE) {                                                         \
+          for (gsize t = 0; t < STACK_TILE; t++, bp += stride, sp += 2) {                          \
+            STACK_COPY(T, to_block, bp, sp, 0);                                                    \
+            STACK_COPY(T, to_block, bp, sp, 1);                                                    \
           }                                                                                        \
         } else {                                                                                   \
-          for (gsize t = 0; t < valid; t++, bp += stride, sp += ch)                                \
-            for (gint c = 0; c < ch; c++) {                                                        \
-              if (to_block)                                                                        \
-                bp[c] = sp[c];                                                                     \
-              else                                                                                 \
-                sp[c] = bp[c];                                                                     \
-            }                                                                                      \
+          for (gsize t = 0; t < tn; t++, bp += stride, sp += ch)                                   \
+            for (gsize c = 0; c < ch; c++)                                                         \
+              STACK_COPY(T, to_block, bp, sp, c);                                                  \
         }                                                                                          \
-        if (to_block)                                                                              \
-          for (gsize t = valid; t < tn; t++, bp += stride)                                         \
-            for (gint c = 0; c < ch; c++)                                                          \
-              bp[c] = 0;                                                                           \
         col += ch;                                                                                 \
+        stage += (gsize) FX_BLOCK_FRAMES * ch;                                                     \
       }                                                                                            \
     }                                                                                              \
   }
@@ -253,38 +348,91 @@ DEFINE_STACK(stack_out_f32, float, FALSE)
 DEFINE_STACK(stack_in_f64, double, TRUE)
 DEFINE_STACK(stack_out_f64, double, FALSE)
 
-static void stack_block(const Batch *b, GPtrArray *group, guint8 *block, gsize off, gsize n,
-                        gint total_channels, gboolean to_block)
+/* Appends each file's frames before its end from the staging to its output. A file whose
+ * output failed is skipped from then on (f->error). */
+static void write_staging(const StackPart *p)
 {
-  if (b->bps == 4)
-    (to_block ? stack_in_f32 : stack_out_f32)(group, (float *) block, off, n, total_channels);
-  else
-    (to_block ? stack_in_f64 : stack_out_f64)(group, (double *) block, off, n, total_channels);
+  guint8 *stage = p->tmp;
+
+  for (guint i = p->first; i < p->last; i++) {
+    BatchFile *f = g_ptr_array_index(p->group, i);
+    gsize valid = valid_frames(f, p->off, p->n);
+    if (valid > 0 && f->error == NULL)
+      fx_writer_write(f->writer, stage, valid, f->channels, p->b->rate, &f->error);
+    stage += (gsize) FX_BLOCK_FRAMES * f->channels * p->b->bps;
+  }
 }
 
-/* A block in `mem` (one allocation reused for every block of a group: the fxchain filters in
- * place, and the buffer is gone before the next block is stacked). */
-static GstBuffer *make_block(const Batch *b, GPtrArray *group, guint8 *mem, gsize off, gsize n,
-                             gint channels)
+static void run_part(const StackPart *p)
 {
-  gsize size = n * channels * b->bps;
-  GstBuffer *buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
-
-  stack_block(b, group, mem, off, n, channels, TRUE);
-  fx_media_stamp(buf, off, n, b->rate);
-  return buf;
+  switch (p->phase) {
+  case PHASE_FILL:
+    fill_staging(p);
+    break;
+  case PHASE_STACK:
+    (p->b->bps == 4 ? stack_in_f32 : stack_in_f64)(p);
+    break;
+  case PHASE_UNSTACK:
+    (p->b->bps == 4 ? stack_out_f32 : stack_out_f64)(p);
+    break;
+  default:
+    write_staging(p);
+    break;
+  }
 }
 
-/* Pulls one processed block and scatters it back into the files. */
-static gboolean pull_block(Batch *b, GPtrArray *group, gsize off, gsize n, gint channels,
-                           GError **error)
+static void stacker(gpointer data, gpointer user_data)
+{
+  StackPart *p = data;
+
+  (void) user_data;
+  run_part(p);
+  g_mutex_lock(p->lock);
+  if (--*p->pending == 0)
+    g_cond_signal(p->cond);
+  g_mutex_unlock(p->lock);
+}
+
+/* Runs `phase` of every part (their fields are set), part 0 on this thread. */
+static void run_parts(const Batch *b, StackPart *parts, guint nparts, int phase)
+{
+  GMutex lock;
+  GCond cond;
+  guint pending = nparts - 1;
+
+  if (nparts == 1) {
+    parts[0].phase = phase;
+    run_part(&parts[0]);
+    return;
+  }
+  g_mutex_init(&lock);
+  g_cond_init(&cond);
+  for (guint i = 0; i < nparts; i++) {
+    parts[i].phase = phase;
+    parts[i].lock = &lock;
+    parts[i].cond = &cond;
+    parts[i].pending = &pending;
+    if (i > 0)
+      g_thread_pool_push(b->stackers, &parts[i], NULL);
+  }
+  run_part(&parts[0]);
+  g_mutex_lock(&lock);
+  while (pending > 0)
+    g_cond_wait(&cond, &lock);
+  g_mutex_unlock(&lock);
+  g_mutex_clear(&lock);
+  g_cond_clear(&cond);
+}
+
+/* Pulls one processed block (the push ran it through the chain in this thread, so it is
+ * normally there already) and copies the files' frames back into the staging. */
+static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size, GError **error)
 {
   GstElement *sink = fx_feeder_get(b->engine, "sink");
   GstSample *sample = NULL;
   GstMapInfo map;
   GstBuffer *buf;
 
-  /* The push ran the block through the chain in this thread, so it is normally there already. */
   sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), GST_SECOND);
   if (sample == NULL) {
     if (!fx_feeder_failed(b->engine, error))
@@ -293,28 +441,88 @@ static gboolean pull_block(Batch *b, GPtrArray *group, gsize off, gsize n, gint 
     return FALSE;
   }
   buf = gst_sample_get_buffer(sample);
-  if (gst_buffer_get_size(buf) != n * channels * b->bps) {
+  if (gst_buffer_get_size(buf) != size) {
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
                 "the chain returned %" G_GSIZE_FORMAT " bytes for a block of %" G_GSIZE_FORMAT,
-                gst_buffer_get_size(buf), n * channels * b->bps);
+                gst_buffer_get_size(buf), size);
     gst_sample_unref(sample);
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
-  stack_block(b, group, map.data, off, n, channels, FALSE);
+  for (guint i = 0; i < nparts; i++)
+    parts[i].block = map.data;
+  run_parts(b, parts, nparts, PHASE_UNSTACK);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
 }
 
+/* Splits the group into parts of about equal channel counts. */
+static guint make_parts(const Batch *b, GPtrArray *group, gint channels, StackPart *parts)
+{
+  guint nparts = 0, first = 0;
+  gint col = 0, done = 0;
+
+  for (guint k = 0; k < b->jobs && first < group->len; k++) {
+    gint target = (gint) ((gint64) channels * (k + 1) / b->jobs);
+    guint last = first;
+    gint c = col;
+    while (last < group->len && (c < target || last == first || k + 1 == b->jobs)) {
+      const BatchFile *f = g_ptr_array_index(group, last);
+      c += f->channels;
+      last++;
+    }
+    parts[nparts] = (StackPart){
+        .b = b, .group = group, .first = first, .last = last, .col = col, .stride = channels};
+    parts[nparts].tmp = g_malloc((gsize) FX_BLOCK_FRAMES * (c - col) * b->bps);
+    nparts++;
+    done = c;
+    col = c;
+    first = last;
+  }
+  g_assert(done == channels);
+  return nparts;
+}
+
+/* Frames per block of the stacked run. FX_BLOCK_FRAMES (as `process`) unless every cascade of
+ * the chain runs on the CPU: the CPU kernels give the same bits for any split of a stream into
+ * calls under 8192 frames (media.h), so there a block is cut to about 1 MiB (at least 256
+ * frames; a power of two, so a divisor of FX_BLOCK_FRAMES), which the cascades filter in cache:
+ * a wide stack of files in blocks of 4096 frames (16 MiB for 1024 channels) is filtered at
+ * memory speed. The backend is known once the stream's caps reached the fxchain. */
+static gsize block_frames(const Batch *b, gint channels)
+{
+  gchar *backend = NULL;
+  gboolean cpu = TRUE;
+  gsize frames = FX_BLOCK_FRAMES;
+
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend == NULL || *backend == '\0') {
+    cpu = FALSE;
+  } else {
+    gchar **each = g_strsplit(backend, ",", -1);
+    for (gchar **p = each; *p != NULL; p++)
+      if (!g_str_has_prefix(g_strstrip(*p), "cpu"))
+        cpu = FALSE;
+    g_strfreev(each);
+  }
+  g_free(backend);
+  while (cpu && frames > 256 && frames * channels * b->bps > (1u << 20))
+    frames /= 2;
+  return frames;
+}
+
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
   gint channels = 0;
-  gsize length = 0, nblocks;
+  gsize length = 0, nchunks, nblocks = 0, sub;
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
   guint8 *mem = NULL;
+  StackPart *parts = NULL;
+  guint nparts = 0;
+  gboolean ok = FALSE;
 
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
@@ -332,17 +540,45 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     return FALSE;
   }
   gst_caps_unref(caps);
-  nblocks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
+  nchunks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
   mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
-  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink. */
-  for (gsize k = 0; k < nblocks; k++) {
+  parts = g_new0(StackPart, b->jobs);
+  nparts = make_parts(b, group, channels, parts);
+  sub = block_frames(b, channels);
+  /* Files are read and written FX_BLOCK_FRAMES frames at a time (the staging); the fxchain gets
+   * blocks of `sub` frames of all files (a divisor of FX_BLOCK_FRAMES: see block_frames()). Each
+   * block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the block
+   * `mem` is reused: the fxchain filters in place, and the buffer is gone before the next block
+   * is stacked. */
+  for (gsize k = 0; k < nchunks; k++) {
     gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    if (!fx_feeder_push(b->engine, make_block(b, group, mem, off, n, channels), error) ||
-        !pull_block(b, group, off, n, channels, error))
-      goto fail;
+    for (guint i = 0; i < nparts; i++) {
+      parts[i].off = off;
+      parts[i].n = n;
+    }
+    run_parts(b, parts, nparts, PHASE_FILL);
+    for (gsize s0 = 0; s0 < n; s0 += sub) {
+      gsize m = MIN(n - s0, sub), size = m * channels * b->bps;
+      GstBuffer *buf;
+      for (guint i = 0; i < nparts; i++) {
+        parts[i].sub_off = s0;
+        parts[i].sub_n = m;
+        parts[i].block = mem;
+      }
+      run_parts(b, parts, nparts, PHASE_STACK);
+      buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+      fx_media_stamp(buf, off + s0, m, b->rate);
+      if (!fx_feeder_push(b->engine, buf, error) || !pull_block(b, parts, nparts, size, error))
+        goto done;
+      nblocks++;
+    }
+    run_parts(b, parts, nparts, PHASE_WRITE);
+    fx_progress_update(&b->progress,
+                       (b->processed + (double) group->len * (k + 1) / nchunks) / b->total,
+                       "filtering");
   }
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
-    goto fail;
+    goto done;
   fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
   g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
   if (backend != NULL && b->backend == NULL)
@@ -350,73 +586,29 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   g_free(backend);
   b->dispatches += dispatches;
   b->blocks += nblocks;
+  b->block_frames = MAX(b->block_frames, (gint) sub);
   b->groups++;
+  ok = TRUE;
+
+done:
   fx_feeder_stop(b->engine);
+  for (guint i = 0; i < nparts; i++)
+    g_free(parts[i].tmp);
+  g_free(parts);
   g_free(mem);
-  return TRUE;
-
-fail:
-  fx_feeder_stop(b->engine);
-  g_free(mem);
-  return FALSE;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Encoding                                                                                  */
-
-/* Encodes a file (on a worker thread) with an encoder from `cache` (encoder tail and caps ->
- * FxFeeder; one cache per worker). */
-static gboolean write_file(const Batch *b, GHashTable *cache, BatchFile *f, GError **error)
-{
-  gchar *tail = fx_media_encoder_tail(f->out, b->opts.format);
-  gchar *key = g_strdup_printf("%s | %" GST_PTR_FORMAT, tail, f->caps);
-  FxFeeder *enc = g_hash_table_lookup(cache, key);
-  GstBuffer *buf;
-  gboolean ok;
-
-  /* Encoders keep the caps of their first stream (wavenc refuses others after going through
-   * NULL), so a pipeline is reused only for files of the same caps. */
-  if (enc == NULL) {
-    gchar *desc = g_strdup_printf("%s ! filesink name=out", tail);
-    enc = fx_feeder_new(desc, error);
-    g_free(desc);
-    if (enc == NULL) {
-      g_free(tail);
-      g_free(key);
-      return FALSE;
-    }
-    g_hash_table_insert(cache, g_strdup(key), enc);
-  }
-  g_free(tail);
-  g_free(key);
-  g_object_set(fx_feeder_get(enc, "out"), "location", f->out, NULL);
-  if (!fx_feeder_start(enc, f->caps, error))
-    return FALSE;
-  if (f->bytes > 0) {
-    buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, f->data, f->alloc, 0, f->bytes,
-                                      NULL, NULL);
-    fx_media_stamp(buf, 0, f->frames, b->rate);
-    if (!fx_feeder_push(enc, buf, error)) {
-      fx_feeder_stop(enc);
-      return FALSE;
-    }
-  }
-  ok = fx_feeder_finish(enc, &f->warnings, error);
-  fx_feeder_stop(enc);
   return ok;
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Worker threads: decoding and encoding are per file, so they run on --jobs threads (each with
- * its own reused decoder and encoder pipelines); the stacked run is one stream on the main thread.
- * Results are consumed in file order, so messages, groups and the batch rate do not depend on
- * the threads' timing. */
+/* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
+ * decoder); the stacked run is one stream on the main thread, whose stacking and writing are
+ * split by file over the stackers (run_parts()). Results are consumed in file order, so
+ * messages, groups and the batch rate do not depend on the threads' timing. */
 
 typedef struct {
   const Batch *b;
   GThreadPool *pool;
   GAsyncQueue *decoders; /* idle FxDecoder */
-  GAsyncQueue *encoders; /* idle encoder caches (GHashTable) */
   GMutex lock;
   GCond cond;
 } Workers;
@@ -427,21 +619,13 @@ static void worker(gpointer data, gpointer user_data)
   Workers *w = user_data;
   GError *err = NULL;
 
-  if (f->task == TASK_DECODE) {
-    FxDecoder *dec = g_async_queue_try_pop(w->decoders);
-    if (dec == NULL)
-      dec = fx_decoder_new(&w->b->opts, &err);
-    if (dec != NULL) {
-      read_file(w->b->bps, dec, f, &err);
+  FxDecoder *dec = g_async_queue_try_pop(w->decoders);
+  if (dec == NULL)
+    dec = fx_decoder_new(&w->b->opts, &err);
+  if (dec != NULL) {
+    read_file(w->b->bps, dec, f, &err);
+    if (f->stream != dec) /* a streamed file keeps its decoder */
       g_async_queue_push(w->decoders, dec);
-    }
-  } else {
-    GHashTable *cache = g_async_queue_try_pop(w->encoders);
-    if (cache == NULL)
-      cache =
-          g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) fx_feeder_free);
-    write_file(w->b, cache, f, &err);
-    g_async_queue_push(w->encoders, cache);
   }
   g_mutex_lock(&w->lock);
   f->error = err;
@@ -450,9 +634,8 @@ static void worker(gpointer data, gpointer user_data)
   g_mutex_unlock(&w->lock);
 }
 
-static void submit(Workers *w, BatchFile *f, int task)
+static void submit(Workers *w, BatchFile *f)
 {
-  f->task = task;
   f->done = FALSE;
   g_thread_pool_push(w->pool, f, NULL);
 }
@@ -465,54 +648,38 @@ static void wait_done(Workers *w, BatchFile *f)
   g_mutex_unlock(&w->lock);
 }
 
-static void collect_warnings(Batch *b, BatchFile *f)
-{
-  for (guint i = 0; f->warnings != NULL && i < f->warnings->len; i++) {
-    const char *m = g_ptr_array_index(f->warnings, i);
-    if (b->warnings == NULL)
-      b->warnings = g_ptr_array_new_with_free_func(g_free);
-    if (!g_ptr_array_find_with_equal_func(b->warnings, m, g_str_equal, NULL))
-      g_ptr_array_add(b->warnings, g_strdup(m));
-  }
-  g_clear_pointer(&f->warnings, g_ptr_array_unref);
-}
-
-/* Runs a group and writes its files; frees their data. */
-static void flush_group(Batch *b, Workers *w, GPtrArray *group)
+/* Runs a group, writing its files; frees their data. */
+static void flush_group(Batch *b, GPtrArray *group)
 {
   GError *error = NULL;
+  gboolean ran;
 
   if (group->len == 0)
     return;
   fx_progress_update(&b->progress, (double) b->processed / b->total, "filtering");
-  if (!run_stacked(b, group, &error)) {
-    for (guint i = 0; i < group->len; i++) {
-      fail_file(b, ((BatchFile *) g_ptr_array_index(group, i))->path, error->message);
-      b->processed++;
-    }
-    g_clear_error(&error);
-  } else {
-    for (guint i = 0; i < group->len; i++)
-      submit(w, g_ptr_array_index(group, i), TASK_ENCODE);
-    for (guint i = 0; i < group->len; i++) {
-      BatchFile *f = g_ptr_array_index(group, i);
-      wait_done(w, f);
-      fx_progress_update(&b->progress, (double) b->processed / b->total, f->path);
-      collect_warnings(b, f);
-      if (f->error != NULL) {
-        gchar *msg = g_strdup_printf("cannot write %s: %s", f->out, f->error->message);
-        fail_file(b, f->path, msg);
-        g_free(msg);
-        g_clear_error(&f->error);
-      } else {
-        b->written++;
-      }
-      b->processed++;
-      batch_file_free_data(f);
-    }
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    f->writer = fx_writer_new(f->out, b->opts.format);
   }
-  for (guint i = 0; i < group->len; i++)
-    batch_file_free_data(g_ptr_array_index(group, i));
+  ran = run_stacked(b, group, &error);
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    gboolean keep = ran && f->error == NULL;
+    /* a file that failed (or a group that did) leaves no partial output */
+    if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL))
+      keep = FALSE;
+    if (!ran) {
+      fail_file(b, f->path, error->message);
+    } else if (!keep) {
+      fail_file(b, f->path, f->error != NULL ? f->error->message : "cannot write");
+      g_clear_error(&f->error);
+    } else {
+      b->written++;
+    }
+    b->processed++;
+    batch_file_free_data(f);
+  }
+  g_clear_error(&error);
   g_ptr_array_set_size(group, 0);
 }
 
@@ -586,11 +753,12 @@ int fx_cmd_batch(int argc, char **argv)
        "R"},
       {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
        "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "
-       "most this size (plus up to 2 files per job decoded ahead; a larger file is a group of "
-       "its own)",
+       "most this size (a larger file is a group of its own); integer PCM that libsndfile reads "
+       "is streamed, anything else is held in memory while its group runs (plus up to 2 files "
+       "per job decoded ahead)",
        "MIB"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-       "Threads that decode and encode files (default: the number of processors); the "
+       "Threads that decode, stack and encode files (default: the number of processors); the "
        "filtering is one stream",
        "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
@@ -614,6 +782,8 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
+  guint streams = 0, max_streams;
+  struct rlimit files_limit = {1024, 1024};
   int status;
 
   g_set_prgname("gst-fx batch");
@@ -681,14 +851,13 @@ int fx_cmd_batch(int argc, char **argv)
   }
   if (ext != NULL) {
     gchar *probe = g_strdup_printf("x.%s", ext[0] == '.' ? ext + 1 : ext);
-    gchar *tail = fx_media_encoder_tail(probe, b.opts.format);
+    gboolean known = fx_media_output_supported(probe);
     g_free(probe);
-    if (tail == NULL) {
+    if (!known) {
       status =
           fx_tool_usage_error(ctx, "--ext must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS, ext);
       goto out;
     }
-    g_free(tail);
   }
 
   /* The shard's files, and their outputs (two inputs must not write the same output). */
@@ -726,6 +895,17 @@ int fx_cmd_batch(int argc, char **argv)
   }
 
   fx_tool_init();
+  /* A streamed file holds its input open while it waits and its group runs, and its output
+   * while the group runs: as many descriptors as the hard limit allows, and groups bounded by
+   * them (with a margin for decoding ahead and for GStreamer). */
+  if (getrlimit(RLIMIT_NOFILE, &files_limit) == 0) {
+    files_limit.rlim_cur = files_limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files_limit);
+    getrlimit(RLIMIT_NOFILE, &files_limit);
+  }
+  max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
+                    ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
+                    : 16;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -758,14 +938,13 @@ int fx_cmd_batch(int argc, char **argv)
     BatchFile *f = &bf[j++];
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
-    gchar *tail = fx_media_encoder_tail(f->out, b.opts.format);
+    gboolean known = fx_media_output_supported(f->out);
     gchar *cin = g_canonicalize_filename(f->path, NULL);
     gchar *cout = g_canonicalize_filename(f->out, NULL);
-    if (tail == NULL)
+    if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
     else if (g_str_equal(cin, cout))
       f->skip = "the output would overwrite the input (choose another -o DIR)";
-    g_free(tail);
     g_free(cin);
     g_free(cout);
   }
@@ -773,14 +952,16 @@ int fx_cmd_batch(int argc, char **argv)
   g_mutex_init(&workers.lock);
   g_cond_init(&workers.cond);
   workers.decoders = g_async_queue_new_full((GDestroyNotify) fx_decoder_free);
-  workers.encoders = g_async_queue_new_full((GDestroyNotify) g_hash_table_unref);
   workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
+  b.jobs = (guint) jobs;
+  if (jobs > 1)
+    b.stackers = g_thread_pool_new(stacker, NULL, jobs - 1, FALSE, NULL);
   /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
     for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
       if (bf[next].skip == NULL)
-        submit(&workers, &bf[next], TASK_DECODE);
+        submit(&workers, &bf[next]);
       else
         bf[next].done = TRUE;
     }
@@ -807,18 +988,22 @@ int fx_cmd_batch(int argc, char **argv)
     if (f->nonfinite) {
       GPtrArray *alone = g_ptr_array_new();
       g_ptr_array_add(alone, f);
-      flush_group(&b, &workers, alone);
+      flush_group(&b, alone);
       g_ptr_array_unref(alone);
       continue;
     }
-    if (group->len > 0 && held + f->bytes > budget) {
-      flush_group(&b, &workers, group);
+    if (group->len > 0 &&
+        (held + f->bytes > budget || (f->stream != NULL && streams >= max_streams))) {
+      flush_group(&b, group);
       held = 0;
+      streams = 0;
     }
     g_ptr_array_add(group, f);
     held += f->bytes;
+    if (f->stream != NULL)
+      streams++;
   }
-  flush_group(&b, &workers, group);
+  flush_group(&b, group);
   fx_progress_update(&b.progress, 1.0, "done");
   fx_progress_done(&b.progress);
   fx_tool_print_warnings(b.warnings);
@@ -826,15 +1011,17 @@ int fx_cmd_batch(int argc, char **argv)
     printf(
         "gst-fx batch: %u of %u files written, %u failed; %u group(s) at %d Hz, %" G_GUINT64_FORMAT
         " blocks of up to %d frames, %" G_GUINT64_FORMAT " dispatches, backend %s\n",
-        b.written, nsel, b.failed, b.groups, b.rate, b.blocks, FX_BLOCK_FRAMES, b.dispatches,
+        b.written, nsel, b.failed, b.groups, b.rate, b.blocks,
+        b.block_frames > 0 ? b.block_frames : FX_BLOCK_FRAMES, b.dispatches,
         b.backend != NULL ? b.backend : "none");
   status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:
+  if (b.stackers != NULL)
+    g_thread_pool_free(b.stackers, FALSE, TRUE);
   if (workers.pool != NULL) {
     g_thread_pool_free(workers.pool, FALSE, TRUE);
     g_async_queue_unref(workers.decoders);
-    g_async_queue_unref(workers.encoders);
     g_mutex_clear(&workers.lock);
     g_cond_clear(&workers.cond);
   }

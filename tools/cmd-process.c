@@ -1,12 +1,13 @@
 /* gst-fx process — one file through a chain: decode, fxchain, encode by OUT's extension.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- *   decoder pipeline → blocks of FX_BLOCK_FRAMES frames → fxchain ! encoder ! filesink
+ *   decoder (media.h) → blocks of FX_BLOCK_FRAMES frames → fxchain ! appsink → FxWriter
  *
  * The decoded stream is cut into blocks of FX_BLOCK_FRAMES frames (media.h explains why) by a
- * GstAdapter in this thread and pushed into the processing pipeline from this thread (FxFeeder),
- * so the file is streamed, never held in memory. `process-many` (not in the help: the benchmark's
- * per-file path) runs the same function for each file of a list, one pipeline per file. */
+ * GstAdapter in this thread and pushed into the processing pipeline from this thread (FxFeeder);
+ * what the appsink holds after each push is written out, so the file is streamed, never held in
+ * memory. The decoder and the writer are the ones `batch` uses. `process-many` (not in the help)
+ * runs the same function for each file of a list, one fxchain pipeline per file. */
 #include "media.h"
 
 #include <gst/base/gstadapter.h>
@@ -14,12 +15,42 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Writes what the appsink holds (after a push, or everything after EOS). */
+static gboolean drain(GstAppSink *sink, FxWriter *w, GError **error)
+{
+  GstSample *sample;
+
+  while ((sample = gst_app_sink_try_pull_sample(sink, 0)) != NULL) {
+    GstBuffer *buf = gst_sample_get_buffer(sample);
+    GstAudioInfo info;
+    GstMapInfo map;
+    gboolean ok;
+
+    if (!gst_audio_info_from_caps(&info, gst_sample_get_caps(sample))) {
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                          "the chain produced unexpected caps");
+      gst_sample_unref(sample);
+      return FALSE;
+    }
+    gst_buffer_map(buf, &map, GST_MAP_READ);
+    ok = fx_writer_write(w, map.data, map.size / GST_AUDIO_INFO_BPF(&info),
+                         GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info), error);
+    gst_buffer_unmap(buf, &map);
+    gst_sample_unref(sample);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
                     FxProgress *progress, GError **error)
 {
-  gchar *tail = fx_media_encoder_tail(out, opts->format), *desc = NULL;
+  gchar *desc = NULL;
   FxDecoder *dec = NULL;
   FxFeeder *feeder = NULL;
+  FxWriter *writer = NULL;
+  GstAppSink *sink;
   GstAdapter *adapter = NULL;
   GPtrArray *warnings = NULL;
   GstCaps *caps = NULL;
@@ -31,7 +62,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
   gsize block;
   GstBuffer *buf;
 
-  if (tail == NULL) {
+  if (!fx_media_output_supported(out)) {
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
                 "%s: no encoder for this file type (use one of %s)", out, FX_MEDIA_EXTENSIONS);
     return FX_EXIT_USAGE;
@@ -44,12 +75,15 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
     goto out;
   }
   gst_audio_info_from_caps(&info, caps);
-  desc = g_strdup_printf("fxchain name=fx ! %s ! filesink name=out", tail);
+  desc = g_strdup_printf("fxchain name=fx ! appsink name=sink sync=false "
+                         "caps=\"audio/x-raw,format=%s,layout=interleaved\"",
+                         opts->format);
   feeder = fx_feeder_new(desc, error);
   if (feeder == NULL)
     goto out;
   fx_media_setup_chain(fx_feeder_get(feeder, "fx"), opts);
-  g_object_set(fx_feeder_get(feeder, "out"), "location", out, NULL);
+  sink = GST_APP_SINK(fx_feeder_get(feeder, "sink"));
+  writer = fx_writer_new(out, opts->format);
   block = (gsize) FX_BLOCK_FRAMES * GST_AUDIO_INFO_BPF(&info);
   if (!fx_feeder_start(feeder, caps, error))
     goto out;
@@ -72,7 +106,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
       b = gst_buffer_make_writable(b);
       fx_media_stamp(b, done, frames, GST_AUDIO_INFO_RATE(&info));
       done += frames;
-      if (!fx_feeder_push(feeder, b, error))
+      if (!fx_feeder_push(feeder, b, error) || !drain(sink, writer, error))
         goto out;
     }
     if (progress != NULL && duration > 0)
@@ -84,7 +118,9 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
     if (end)
       break;
   }
-  if (!fx_feeder_finish(feeder, &warnings, error))
+  if (!fx_feeder_finish(feeder, &warnings, error) || !drain(sink, writer, error))
+    goto out;
+  if (!fx_writer_close(g_steal_pointer(&writer), TRUE, error))
     goto out;
   if (progress != NULL) {
     fx_progress_update(progress, 1.0, in);
@@ -96,6 +132,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
 out:
   if (status != FX_EXIT_OK && progress != NULL)
     fx_progress_done(progress);
+  fx_writer_close(writer, FALSE, NULL); /* a failed run leaves no partial output */
   g_clear_error(&err);
   if (adapter != NULL)
     g_object_unref(adapter);
@@ -104,7 +141,6 @@ out:
   if (warnings != NULL)
     g_ptr_array_unref(warnings);
   g_free(desc);
-  g_free(tail);
   return status;
 }
 
@@ -166,14 +202,14 @@ int fx_cmd_process(int argc, char **argv)
   FxProgress progress;
   GError *error = NULL;
   int status;
-  gchar *tail;
 
   g_set_prgname("gst-fx process");
   g_option_context_set_summary(
-      ctx, "Decodes IN (anything GStreamer decodes), runs it through the chain (fxchain syntax)\n"
-           "and encodes OUT by its extension: .wav (in the processing format), .flac, .ogg\n"
-           "(Vorbis). A progress bar with elapsed and remaining time is drawn when stdout is a\n"
-           "terminal. Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.");
+      ctx, "Decodes IN (with libsndfile: wav, flac, ogg, aiff, mp3, ...; anything else GStreamer\n"
+           "decodes), runs it through the chain (fxchain syntax) and encodes OUT by its\n"
+           "extension: .wav (in the processing format), .flac (24-bit), .ogg (Vorbis). A progress\n"
+           "bar with elapsed and remaining time is drawn when stdout is a terminal. Exit status:\n"
+           "0 success, 1 failure (one line on stderr), 2 bad usage.");
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;
     goto out;
@@ -190,13 +226,11 @@ int fx_cmd_process(int argc, char **argv)
                                  a.args != NULL ? g_strv_length(a.args) : 0);
     goto out;
   }
-  tail = fx_media_encoder_tail(a.args[1], opts.format);
-  if (tail == NULL) {
+  if (!fx_media_output_supported(a.args[1])) {
     status = fx_tool_usage_error(ctx, "%s: no encoder for this file type (use one of %s)",
                                  a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
-  g_free(tail);
   gchar *cin = g_canonicalize_filename(a.args[0], NULL);
   gchar *cout = g_canonicalize_filename(a.args[1], NULL);
   gboolean same = g_str_equal(cin, cout);
@@ -229,8 +263,8 @@ int fx_cmd_process_many(int argc, char **argv)
   int status, failed = 0;
 
   g_set_prgname("gst-fx process-many");
-  g_option_context_set_summary(ctx, "Runs `process` for each FILE (one pipeline per file, one "
-                                    "after the other),\nwriting DIR/<name of FILE>. The "
+  g_option_context_set_summary(ctx, "Runs `process` for each FILE (one fxchain pipeline per "
+                                    "file, one after the\nother), writing DIR/<name of FILE>. A "
                                     "per-file baseline of bench/run-batch.sh.");
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;

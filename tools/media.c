@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "media.h"
 
+#include <glib/gstdio.h>
+#include <sndfile.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,22 +42,121 @@ void fx_media_report(const char *path, const char *message)
   g_free(line);
 }
 
-gchar *fx_media_encoder_tail(const char *path, const char *format)
+/* libsndfile's major format and subtype for OUT's extension, or 0. */
+static int output_format(const char *path, const char *format)
 {
   const char *dot = strrchr(path, '.');
   const char *slash = strrchr(path, '/');
-  const char *conv = "audioconvert dithering=none noise-shaping=none";
 
   if (dot == NULL || (slash != NULL && dot < slash))
-    return NULL;
+    return 0;
   dot++;
   if (g_ascii_strcasecmp(dot, "wav") == 0)
-    return g_strdup_printf("capsfilter caps=audio/x-raw,format=%s ! wavenc", format);
+    return SF_FORMAT_WAV | (g_str_equal(format, "F64LE") ? SF_FORMAT_DOUBLE : SF_FORMAT_FLOAT);
   if (g_ascii_strcasecmp(dot, "flac") == 0)
-    return g_strdup_printf("%s ! flacenc", conv);
+    return SF_FORMAT_FLAC | SF_FORMAT_PCM_24;
   if (g_ascii_strcasecmp(dot, "ogg") == 0 || g_ascii_strcasecmp(dot, "oga") == 0)
-    return g_strdup_printf("%s ! vorbisenc ! oggmux", conv);
-  return NULL;
+    return SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+  return 0;
+}
+
+gboolean fx_media_output_supported(const char *path)
+{
+  return output_format(path, "F32LE") != 0;
+}
+
+struct _FxWriter {
+  gchar *path;
+  gboolean f64;
+  int sf_format;
+  SNDFILE *sf;
+  gint channels, rate;
+};
+
+FxWriter *fx_writer_new(const char *path, const char *format)
+{
+  FxWriter *w = g_new0(FxWriter, 1);
+
+  w->path = g_strdup(path);
+  w->f64 = g_str_equal(format, "F64LE");
+  w->sf_format = output_format(path, format);
+  return w;
+}
+
+gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
+                         GError **error)
+{
+  sf_count_t n;
+
+  if (w->sf == NULL) {
+    SF_INFO info = {0};
+
+    if (w->sf_format == 0) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "cannot write %s: no encoder for this file type (use one of %s)", w->path,
+                  FX_MEDIA_EXTENSIONS);
+      return FALSE;
+    }
+    info.samplerate = rate;
+    info.channels = channels;
+    info.format = w->sf_format;
+    if (!sf_format_check(&info)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "cannot write %s: this format cannot hold %d channel(s) at %d Hz", w->path,
+                  channels, rate);
+      return FALSE;
+    }
+    w->sf = sf_open(w->path, SFM_WRITE, &info);
+    if (w->sf == NULL) {
+      gchar *line = g_strdup(sf_strerror(NULL));
+      g_strdelimit(line, "\r\n", ' ');
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write %s: %s", w->path,
+                  g_strstrip(line));
+      g_free(line);
+      return FALSE;
+    }
+    w->channels = channels;
+    w->rate = rate;
+    /* deterministic output: no PEAK chunk (it holds a time stamp); float -> integer conversions
+     * clip instead of wrapping around, with the scale 2^(bits-1) of the decoders */
+    sf_command(w->sf, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
+    sf_command(w->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  }
+  if (channels != w->channels || rate != w->rate) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "cannot write %s: the stream changed to %d channel(s) at %d Hz", w->path, channels,
+                rate);
+    return FALSE;
+  }
+  if (frames == 0)
+    return TRUE;
+  n = w->f64 ? sf_writef_double(w->sf, data, (sf_count_t) frames)
+             : sf_writef_float(w->sf, data, (sf_count_t) frames);
+  if (n != (sf_count_t) frames) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", w->path,
+                sf_strerror(w->sf));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
+{
+  gboolean ok = TRUE;
+
+  if (w == NULL)
+    return TRUE;
+  if (w->sf != NULL) {
+    if (sf_close(w->sf) != 0 && keep) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
+      ok = FALSE;
+    }
+    if (!keep || !ok)
+      g_unlink(w->path);
+  }
+  g_free(w->path);
+  g_free(w);
+  return ok;
 }
 
 void fx_media_setup_chain(GstElement *fxchain, const FxMediaOptions *opts)
@@ -107,9 +208,14 @@ struct _FxDecoder {
   gint rate;
   DecodePipe *pipes[2]; /* [0] uridecodebin, [1] filesrc ! wavparse; made when first needed */
   DecodePipe *cur;
+  SNDFILE *sf; /* the current file when libsndfile reads it (then cur is NULL) */
+  SF_INFO sf_info;
   GstBuffer *first;
   GstCaps *caps;
 };
+
+/* Frames per buffer of fx_decoder_pull() with libsndfile. */
+#define SF_PULL_FRAMES (4 * FX_BLOCK_FRAMES)
 
 static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
 {
@@ -230,15 +336,9 @@ FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
 {
   FxDecoder *dec = g_new0(FxDecoder, 1);
 
+  (void) error; /* the GStreamer pipelines are made when a file needs one */
   dec->format = g_strdup(opts->format);
   dec->rate = opts->rate;
-  /* fail early when the base plugins are missing */
-  dec->pipes[0] = decode_pipe_new(dec, FALSE, error);
-  if (dec->pipes[0] == NULL) {
-    g_free(dec->format);
-    g_free(dec);
-    return NULL;
-  }
   return dec;
 }
 
@@ -246,6 +346,10 @@ void fx_decoder_stop(FxDecoder *dec)
 {
   if (dec->cur != NULL)
     gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
+  dec->cur = NULL;
+  if (dec->sf != NULL)
+    sf_close(dec->sf);
+  dec->sf = NULL;
   gst_clear_buffer(&dec->first);
   gst_clear_caps(&dec->caps);
 }
@@ -283,6 +387,87 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
   }
 }
 
+/* libsndfile reads the file when it opens it and, with --rate, the file has that rate. FALSE
+ * with *error unset: use GStreamer. */
+static gboolean sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
+{
+  SF_INFO info = {0};
+  SNDFILE *sf = sf_open(path, SFM_READ, &info);
+  GstCaps *c;
+
+  if (sf == NULL)
+    return FALSE;
+  if ((dec->rate > 0 && info.samplerate != dec->rate) || info.channels < 1 || info.samplerate < 1) {
+    sf_close(sf);
+    return FALSE;
+  }
+  if (info.frames == 0) {
+    sf_close(sf);
+    g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                        "cannot decode: no audio in this file");
+    return FALSE;
+  }
+  /* integer PCM is scaled by 1 / 2^(bits-1) (libsndfile's default normalisation) */
+  sf_command(sf, SFC_SET_NORM_FLOAT, NULL, SF_TRUE);
+  sf_command(sf, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);
+  c = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, dec->format, "layout",
+                          G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, info.samplerate,
+                          "channels", G_TYPE_INT, info.channels, NULL);
+  if (info.channels > 2) /* as add_channel_mask() does for the GStreamer decoders */
+    gst_caps_set_simple(c, "channel-mask", GST_TYPE_BITMASK,
+                        gst_audio_channel_get_fallback_mask(info.channels), NULL);
+  dec->sf = sf;
+  dec->sf_info = info;
+  dec->caps = c;
+  *caps = c;
+  return TRUE;
+}
+
+gssize fx_decoder_read(FxDecoder *dec, gpointer dest, gsize frames, GError **error)
+{
+  sf_count_t n;
+
+  g_return_val_if_fail(dec->sf != NULL, -1);
+  n = g_str_equal(dec->format, "F64LE") ? sf_readf_double(dec->sf, dest, (sf_count_t) frames)
+                                        : sf_readf_float(dec->sf, dest, (sf_count_t) frames);
+  if (n < (sf_count_t) frames && sf_error(dec->sf) != SF_ERR_NO_ERROR) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "cannot decode: %s",
+                sf_strerror(dec->sf));
+    return -1;
+  }
+  return (gssize) n;
+}
+
+gboolean fx_decoder_uses_sndfile(FxDecoder *dec)
+{
+  return dec->sf != NULL;
+}
+
+gboolean fx_decoder_integer_source(FxDecoder *dec)
+{
+  if (dec->sf == NULL)
+    return FALSE;
+  switch (dec->sf_info.format & SF_FORMAT_SUBMASK) {
+  case SF_FORMAT_PCM_S8:
+  case SF_FORMAT_PCM_16:
+  case SF_FORMAT_PCM_24:
+  case SF_FORMAT_PCM_32:
+  case SF_FORMAT_PCM_U8:
+  case SF_FORMAT_ULAW:
+  case SF_FORMAT_ALAW:
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
+
+gint64 fx_decoder_frames(FxDecoder *dec)
+{
+  if (dec->sf == NULL || dec->sf_info.frames < 0 || dec->sf_info.frames == SF_COUNT_MAX)
+    return -1;
+  return (gint64) dec->sf_info.frames;
+}
+
 gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
 {
   GError *err = NULL;
@@ -299,6 +484,10 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
     g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "is a directory");
     return FALSE;
   }
+  if (sndfile_start(dec, path, caps, error))
+    return TRUE;
+  if (error != NULL && *error != NULL)
+    return FALSE;
   if (dec->pipes[wav] == NULL) {
     dec->pipes[wav] = decode_pipe_new(dec, wav, error);
     if (dec->pipes[wav] == NULL)
@@ -352,6 +541,22 @@ GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error)
 
   if (dec->first != NULL)
     return g_steal_pointer(&dec->first);
+  if (dec->sf != NULL) {
+    gsize bpf = (gsize) dec->sf_info.channels * (g_str_equal(dec->format, "F64LE") ? 8 : 4);
+    GstMapInfo map;
+    gssize n;
+
+    buf = gst_buffer_new_allocate(NULL, SF_PULL_FRAMES * bpf, NULL);
+    gst_buffer_map(buf, &map, GST_MAP_WRITE);
+    n = fx_decoder_read(dec, map.data, SF_PULL_FRAMES, error);
+    gst_buffer_unmap(buf, &map);
+    if (n <= 0) {
+      gst_buffer_unref(buf);
+      return NULL;
+    }
+    gst_buffer_set_size(buf, (gssize) ((gsize) n * bpf));
+    return buf;
+  }
   sample = decoder_pull_sample(dec, error);
   if (sample == NULL)
     return NULL;
@@ -364,6 +569,11 @@ gint64 fx_decoder_duration(FxDecoder *dec)
 {
   gint64 d = -1;
 
+  if (dec->sf != NULL)
+    return fx_decoder_frames(dec) > 0
+               ? (gint64) gst_util_uint64_scale_int((guint64) fx_decoder_frames(dec), GST_SECOND,
+                                                    dec->sf_info.samplerate)
+               : -1;
   if (dec->cur == NULL || !gst_element_query_duration(dec->cur->pipeline, GST_FORMAT_TIME, &d))
     return -1;
   return d;

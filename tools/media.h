@@ -1,15 +1,22 @@
-/* gst-fx — decoding, encoding and feeding pipelines for `process` and `batch`.
+/* gst-fx — decoding, encoding and feeding for `process` and `batch`.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Data path of both commands (the same code, so that `batch` equals `process` bit for bit):
  *
- *   decoder:  uridecodebin (for .wav: filesrc ! wavparse) ! audioconvert ! audioresample
- *             ! audio/x-raw,format=F[,rate=R] ! appsink
- *   engine:   fxchain chain="…" ! (process: the encoder tail | batch: appsink)
- *   encoder:  <by extension: wavenc | audioconvert dithering=none ! flacenc |
- *             audioconvert dithering=none ! vorbisenc ! oggmux> ! filesink
+ *   decoder:  libsndfile (sf_readf_float/_double) for every file it opens (wav, flac, ogg/vorbis,
+ *             aiff, au, caf, mp3, …) unless --rate asks for another rate than the file's;
+ *             otherwise GStreamer: uridecodebin (for .wav: filesrc ! wavparse) ! audioconvert
+ *             ! audioresample ! audio/x-raw,format=F[,rate=R] ! appsink
+ *   engine:   fxchain chain="…" ! appsink        (fed from the calling thread, FxFeeder)
+ *   encoder:  libsndfile by OUT's extension: .wav in the processing format (IEEE float 32/64),
+ *             .flac 24-bit, .ogg Vorbis (FxWriter)
  *
- * The engine and encoder pipelines are fed from the calling thread (FxFeeder).
+ * Which decoder a file gets depends only on the file and the options, never on the command, so
+ * `process` and `batch` decode every file the same way. Sample conversions are fixed (no
+ * dither): integer PCM in → float by x / 2^(bits-1) (exact up to 24 bits, in both decoders);
+ * float → 24-bit FLAC by lrint(x * 2^23) (round to nearest, ties to even), clipped to
+ * [-2^23, 2^23 - 1] (libsndfile with SFC_SET_CLIPPING).
+ *
  * The fxchain is always fed blocks of at most FX_BLOCK_FRAMES frames: see FX_BLOCK_FRAMES. */
 #ifndef GST_FX_MEDIA_H
 #define GST_FX_MEDIA_H
@@ -43,14 +50,26 @@ typedef struct {
  * opts->format to the normalised name. */
 int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg);
 
-/* The encoder description for a file name by its extension (wav, flac, ogg, case-insensitive),
- * or NULL. `format` is the wav sample format. */
-gchar *fx_media_encoder_tail(const char *path, const char *format);
+/* TRUE when OUT's extension names a format FxWriter writes (wav, flac, ogg/oga; any case). */
+gboolean fx_media_output_supported(const char *path);
 
-/* The extensions fx_media_encoder_tail() knows, for messages. */
+/* The extensions FxWriter knows, for messages. */
 #define FX_MEDIA_EXTENSIONS "wav, flac, ogg"
 
-/* A reusable decoder pipeline (a new uri is set in NULL state; the elements are kept). */
+/* An output file written with libsndfile, in the format of its extension. Created on the first
+ * fx_writer_write(); removed again when fx_writer_close() fails or is given `keep` = FALSE. */
+typedef struct _FxWriter FxWriter;
+
+FxWriter *fx_writer_new(const char *path, const char *format);
+/* `frames` interleaved frames of `channels` channels at `rate` in the writer's format (the
+ * processing format): the first call fixes channels and rate. */
+gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
+                         GError **error);
+/* Closes the file (keep = FALSE: removes it) and frees the writer. */
+gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error);
+
+/* A reusable decoder: libsndfile, or a GStreamer pipeline (made when first needed and kept; a new
+ * uri is set in NULL state). */
 typedef struct _FxDecoder FxDecoder;
 
 FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error);
@@ -61,6 +80,16 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
 /* The next decoded buffer (the first one after start), or NULL at the end (*error unset) or on a
  * decoding error (*error set). */
 GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error);
+/* TRUE when libsndfile reads the current file. */
+gboolean fx_decoder_uses_sndfile(FxDecoder *dec);
+/* With libsndfile only: reads up to `frames` frames into `dest` (processing format); returns the
+ * frames read, 0 at the end, -1 with *error on failure. Not to be mixed with fx_decoder_pull(). */
+gssize fx_decoder_read(FxDecoder *dec, gpointer dest, gsize frames, GError **error);
+/* TRUE when every sample of the current file is finite by construction: integer PCM (8 to 32
+ * bits, A-law, mu-law; in wav, flac, aiff, ...) read by libsndfile. */
+gboolean fx_decoder_integer_source(FxDecoder *dec);
+/* Frames of the current file when libsndfile reads it and knows its length, else -1. */
+gint64 fx_decoder_frames(FxDecoder *dec);
 /* Duration of the current file in ns, or -1 when unknown. */
 gint64 fx_decoder_duration(FxDecoder *dec);
 void fx_decoder_stop(FxDecoder *dec);
