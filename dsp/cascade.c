@@ -244,6 +244,9 @@ struct fx_cascade {
   fx_checkpoint_t ck[2]; /* the two latest checkpoints (positions multiple of FX_RING) */
 
   uint64_t dispatches;
+
+  fx_cascade_offload_fn offload; /* see fx_cascade_set_offload() */
+  void *offload_ctx;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -746,6 +749,18 @@ static void run_path(const fx_cascade_t *c, fx_path_t *p, double *hist, void *da
 static void run_cur(fx_cascade_t *c, int k0, int k1, void *data, size_t frames)
 {
   const size_t o5 = 5 * (size_t) k0, o2 = 2 * (size_t) k0;
+  if (c->offload) {
+    const fx_cascade_offload_call_t call = {
+        c->format,     c->dbl,       c->channels,    c->cur.K, k0,   k1 - k0, c->cur.coef,
+        c->cur.coef_f, c->cur.state, c->cur.state_f, c->hist,  data, frames};
+    const int r = c->offload(c->offload_ctx, &call);
+    if (r == 0)
+      return;
+    if (r < 0) { /* failed: this call and all later ones on the CPU */
+      c->offload = NULL;
+      c->offload_ctx = NULL;
+    }
+  }
   run_k(c, c->cur.coef + o5, c->cur.coef_f + o5, c->cur.state + o2, c->cur.state_f + o2,
         c->hist + o2, k1 - k0, c->cur.K, data, frames);
 }
@@ -1962,6 +1977,19 @@ void fx_cascade_reset_dispatches(fx_cascade_t *c)
 uint64_t fx_cascade_warm_frames(const fx_cascade_t *c)
 {
   return c ? c->warm_frames : 0;
+}
+
+void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx)
+{
+  if (c) {
+    c->offload = fn;
+    c->offload_ctx = fn ? ctx : NULL;
+  }
+}
+
+int fx_cascade_offload_active(const fx_cascade_t *c)
+{
+  return c && c->offload;
 }
 
 const char *fx_cascade_backend(const fx_cascade_t *c)

@@ -1,0 +1,678 @@
+/* gst-fx — CUDA backend: driver loading, fault injection, per-buffer path, graphs.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Test-only environment variables (read once, when the driver is first loaded):
+ *   FX_CUDA_LIB=path      load this file instead of libcuda.so.1 (the tests' fake driver)
+ *   FX_CUDA_FAIL=name[:n] make the n-th call (default: the first) of driver function `name`
+ *                         (cuInit, cuMemAlloc, cuLaunchKernel, cuGraphLaunch, ... as in drv.h)
+ *                         return an error; "dlopen" makes loading the driver fail.
+ * See docs/cuda.md. */
+#include "fxcuda.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drv.h"
+#include "kernels.h"
+
+extern const unsigned char fx_cuda_fatbin[];
+extern const size_t fx_cuda_fatbin_size;
+
+/* Returned by a call that FX_CUDA_FAIL made fail (CUDA_ERROR_UNKNOWN). */
+#define FX_CU_INJECTED 999
+/* Graphs kept per object (least recently used one replaced). */
+#define FX_GRAPHS 8
+
+/* ---------------------------------------------------------------------------------------------
+ * The driver, process-wide */
+
+#define FX_CU_PTR(name, sym, params) CUresult(*name) params;
+typedef struct {
+  FX_CU_FUNCS(FX_CU_PTR)
+} fx_cu_api_t;
+#undef FX_CU_PTR
+
+static struct {
+  pthread_once_t once;
+  int ok;
+  char why[256];
+  void *lib;
+  fx_cu_api_t api;
+  CUdevice dev;
+  CUcontext ctx;
+  CUmodule mod;
+  CUfunction seq[FXK_NVARIANTS];
+  char name[160];
+  /* fault injection */
+  char fail_name[64];
+  long fail_at;
+  long fail_count;
+  pthread_mutex_t fail_lock;
+} G = {.once = PTHREAD_ONCE_INIT, .fail_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int fault_hit(const char *name)
+{
+  if (!G.fail_name[0] || strcmp(name, G.fail_name) != 0)
+    return 0;
+  pthread_mutex_lock(&G.fail_lock);
+  const int hit = ++G.fail_count == G.fail_at;
+  pthread_mutex_unlock(&G.fail_lock);
+  return hit;
+}
+
+/* A driver call through the fault injector. */
+#define CU(name, ...) (fault_hit(#name) ? FX_CU_INJECTED : G.api.name(__VA_ARGS__))
+
+static void cu_reason(char *why, size_t n, const char *what, CUresult r)
+{
+  const char *s = NULL;
+  if (r == FX_CU_INJECTED)
+    s = "injected by FX_CUDA_FAIL";
+  else if (!G.api.cuGetErrorName || G.api.cuGetErrorName(r, &s) != FX_CUDA_SUCCESS || !s)
+    s = "unknown error";
+  snprintf(why, n, "%s failed: %s (%d)", what, s, r);
+}
+
+static void read_fault_env(void)
+{
+  const char *f = getenv("FX_CUDA_FAIL");
+  G.fail_name[0] = 0;
+  G.fail_at = 1;
+  G.fail_count = 0;
+  if (!f || !*f)
+    return;
+  snprintf(G.fail_name, sizeof(G.fail_name), "%s", f);
+  char *colon = strchr(G.fail_name, ':');
+  if (colon) {
+    *colon = 0;
+    G.fail_at = strtol(colon + 1, NULL, 10);
+    if (G.fail_at < 1)
+      G.fail_at = 1;
+  }
+}
+
+static void global_init(void)
+{
+  CUresult r;
+  read_fault_env();
+  const char *path = getenv("FX_CUDA_LIB");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  G.lib = fault_hit("dlopen") ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!G.lib) {
+    const char *e = dlerror();
+    snprintf(G.why, sizeof(G.why), "no CUDA driver: cannot load %s (%s)", path,
+             e ? e : "injected by FX_CUDA_FAIL");
+    return;
+  }
+#define FX_CU_SYM(name, sym, params)                                                               \
+  *(void **) (&G.api.name) = dlsym(G.lib, sym);                                                    \
+  if (!G.api.name) {                                                                               \
+    snprintf(G.why, sizeof(G.why), "CUDA driver %s lacks %s (driver too old?)", path, sym);        \
+    return;                                                                                        \
+  }
+  FX_CU_FUNCS(FX_CU_SYM)
+#undef FX_CU_SYM
+  if ((r = CU(cuInit, 0)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuInit", r);
+    return;
+  }
+  int n = 0;
+  if ((r = CU(cuDeviceGetCount, &n)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuDeviceGetCount", r);
+    return;
+  }
+  if (n < 1) {
+    snprintf(G.why, sizeof(G.why), "no CUDA device");
+    return;
+  }
+  if ((r = CU(cuDeviceGet, &G.dev, 0)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuDeviceGet", r);
+    return;
+  }
+  int major = 0, minor = 0;
+  char name[128] = "";
+  if ((r = CU(cuDeviceGetAttribute, &major, FX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+              G.dev)) != FX_CUDA_SUCCESS ||
+      (r = CU(cuDeviceGetAttribute, &minor, FX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+              G.dev)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuDeviceGetAttribute", r);
+    return;
+  }
+  if ((r = CU(cuDeviceGetName, name, (int) sizeof(name) - 1, G.dev)) != FX_CUDA_SUCCESS)
+    snprintf(name, sizeof(name), "CUDA device 0");
+  name[sizeof(name) - 1] = 0;
+  snprintf(G.name, sizeof(G.name), "%s (%d.%d)", name, major, minor);
+  if (major * 10 + minor < 75) {
+    snprintf(G.why, sizeof(G.why), "%s: compute capability below 7.5 (the kernels need 7.5+)",
+             G.name);
+    return;
+  }
+  if ((r = CU(cuDevicePrimaryCtxRetain, &G.ctx, G.dev)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuDevicePrimaryCtxRetain", r);
+    return;
+  }
+  if ((r = CU(cuCtxSetCurrent, G.ctx)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuCtxSetCurrent", r);
+    return;
+  }
+  if ((r = CU(cuModuleLoadData, &G.mod, fx_cuda_fatbin)) != FX_CUDA_SUCCESS) {
+    cu_reason(G.why, sizeof(G.why), "cuModuleLoadData (embedded kernels)", r);
+    return;
+  }
+  static const char *const names[FXK_NVARIANTS] = FXK_SEQ_NAMES;
+  for (int i = 0; i < FXK_NVARIANTS; i++)
+    if ((r = CU(cuModuleGetFunction, &G.seq[i], G.mod, names[i])) != FX_CUDA_SUCCESS) {
+      cu_reason(G.why, sizeof(G.why), "cuModuleGetFunction", r);
+      return;
+    }
+  G.ok = 1;
+}
+
+int fx_cuda_probe(char *why, size_t why_len)
+{
+  pthread_once(&G.once, global_init);
+  if (!G.ok && why && why_len)
+    snprintf(why, why_len, "%s", G.why);
+  return G.ok;
+}
+
+const char *fx_cuda_device_name(void)
+{
+  pthread_once(&G.once, global_init);
+  return G.ok ? G.name : "";
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Backend objects */
+
+typedef struct {
+  int used;
+  uint64_t frames;
+  int channels, kstride, k0, K, variant;
+  uint64_t stamp;
+  CUgraph graph;
+  CUgraphExec exec;
+} fx_graph_t;
+
+struct fx_cuda {
+  CUstream stream;
+  char why[256];
+  int broken;
+  int graphs;
+  size_t scan_threshold;
+  uint64_t launches, captures, stamp;
+  char backend[48];
+  fx_cascade_t *cascade;
+
+  /* device buffers and their pinned twins; addresses stay fixed until a buffer must grow */
+  CUdeviceptr d_data;
+  void *h_data;
+  size_t data_cap;
+  /* [coef][state][hist] in one block each side */
+  CUdeviceptr d_small;
+  void *h_small;
+  size_t small_cap;
+
+  /* what the device holds (the mirror), to upload only when the engine changed something */
+  unsigned char *shadow;
+  size_t shadow_bytes;
+  int shadow_valid;
+  int layout_kstride, layout_channels, layout_variant;
+
+  fx_graph_t g[FX_GRAPHS];
+};
+
+static void graphs_drop(fx_cuda_t *g)
+{
+  for (int i = 0; i < FX_GRAPHS; i++) {
+    if (!g->g[i].used)
+      continue;
+    if (g->g[i].exec)
+      G.api.cuGraphExecDestroy(g->g[i].exec);
+    if (g->g[i].graph)
+      G.api.cuGraphDestroy(g->g[i].graph);
+    memset(&g->g[i], 0, sizeof(g->g[i]));
+  }
+}
+
+static void fail(fx_cuda_t *g, const char *what, CUresult r)
+{
+  if (!g->broken)
+    cu_reason(g->why, sizeof(g->why), what, r);
+  g->broken = 1;
+}
+
+fx_cuda_t *fx_cuda_new(char *why, size_t why_len)
+{
+  if (!fx_cuda_probe(why, why_len))
+    return NULL;
+  fx_cuda_t *g = calloc(1, sizeof(*g));
+  if (!g) {
+    if (why && why_len)
+      snprintf(why, why_len, "out of memory");
+    return NULL;
+  }
+  g->graphs = 1;
+  CUresult r = CU(cuCtxSetCurrent, G.ctx);
+  if (r == FX_CUDA_SUCCESS)
+    r = CU(cuStreamCreate, &g->stream, FX_CU_STREAM_NON_BLOCKING);
+  if (r != FX_CUDA_SUCCESS) {
+    if (why && why_len)
+      cu_reason(why, why_len, "cuStreamCreate", r);
+    free(g);
+    return NULL;
+  }
+  return g;
+}
+
+static void buffers_free(fx_cuda_t *g)
+{
+  if (g->d_data)
+    G.api.cuMemFree(g->d_data);
+  if (g->h_data)
+    G.api.cuMemFreeHost(g->h_data);
+  if (g->d_small)
+    G.api.cuMemFree(g->d_small);
+  if (g->h_small)
+    G.api.cuMemFreeHost(g->h_small);
+  g->d_data = g->d_small = 0;
+  g->h_data = g->h_small = NULL;
+  g->data_cap = g->small_cap = 0;
+}
+
+void fx_cuda_free(fx_cuda_t *g)
+{
+  if (!g)
+    return;
+  if (g->cascade)
+    fx_cascade_set_offload(g->cascade, NULL, NULL);
+  G.api.cuCtxSetCurrent(G.ctx);
+  if (g->stream)
+    G.api.cuStreamSynchronize(g->stream);
+  graphs_drop(g);
+  buffers_free(g);
+  if (g->stream)
+    G.api.cuStreamDestroy(g->stream);
+  free(g->shadow);
+  free(g);
+}
+
+void fx_cuda_set_graphs(fx_cuda_t *g, int on)
+{
+  if (g)
+    g->graphs = on != 0;
+}
+
+void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
+{
+  if (g)
+    g->scan_threshold = frames;
+}
+
+uint64_t fx_cuda_launches(const fx_cuda_t *g)
+{
+  return g ? g->launches : 0;
+}
+
+uint64_t fx_cuda_captures(const fx_cuda_t *g)
+{
+  return g ? g->captures : 0;
+}
+
+const char *fx_cuda_error(const fx_cuda_t *g)
+{
+  return g && g->broken ? g->why : NULL;
+}
+
+const char *fx_cuda_backend(fx_cuda_t *g, int dbl)
+{
+  if (!g)
+    return "none";
+  snprintf(g->backend, sizeof(g->backend), "cuda-%s%s", g->graphs ? "graph-" : "",
+           dbl ? "f64" : "f32");
+  return g->backend;
+}
+
+/* Grows a device buffer and its pinned twin to at least `bytes` (addresses change: graphs and
+ * the mirror are dropped). */
+static int reserve(fx_cuda_t *g, CUdeviceptr *d, void **h, size_t *cap, size_t bytes)
+{
+  if (bytes <= *cap)
+    return 1;
+  size_t want = *cap ? *cap : 4096;
+  while (want < bytes)
+    want *= 2;
+  graphs_drop(g);
+  g->shadow_valid = 0;
+  if (*d)
+    G.api.cuMemFree(*d);
+  if (*h)
+    G.api.cuMemFreeHost(*h);
+  *d = 0;
+  *h = NULL;
+  *cap = 0;
+  CUresult r = CU(cuMemAlloc, d, want);
+  if (r != FX_CUDA_SUCCESS) {
+    *d = 0;
+    fail(g, "cuMemAlloc", r);
+    return 0;
+  }
+  r = CU(cuMemAllocHost, h, want);
+  if (r != FX_CUDA_SUCCESS) {
+    *h = NULL;
+    fail(g, "cuMemAllocHost", r);
+    return 0;
+  }
+  *cap = want;
+  return 1;
+}
+
+/* The work of one pass, enqueued on the stream (eagerly or while capturing). */
+static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int variant,
+                        size_t io_bytes, size_t coef_bytes, size_t down_bytes, int count,
+                        const char **what)
+{
+  CUresult r;
+  fxk_seq_args_t a;
+  const size_t ts = call->dbl ? sizeof(double) : sizeof(float);
+  const size_t state_bytes = (size_t) call->channels * (size_t) call->kstride * 2 * ts;
+  a.coef = g->d_small;
+  a.state = g->d_small + coef_bytes;
+  a.hist = g->d_small + coef_bytes + state_bytes;
+  a.data = g->d_data;
+  a.frames = call->frames;
+  a.channels = call->channels;
+  a.k0 = call->k0;
+  a.K = call->K;
+  a.kstride = call->kstride;
+  *what = "cuMemcpyHtoDAsync";
+  if ((r = CU(cuMemcpyHtoDAsync, g->d_data, g->h_data, io_bytes, g->stream)) != FX_CUDA_SUCCESS)
+    return r;
+  void *params[] = {&a};
+  const unsigned blocks = (unsigned) ((call->channels + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  *what = "cuLaunchKernel";
+  if ((r = CU(cuLaunchKernel, G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, g->stream,
+              params, NULL)) != FX_CUDA_SUCCESS)
+    return r;
+  if (count)
+    g->launches++;
+  *what = "cuMemcpyDtoHAsync";
+  if ((r = CU(cuMemcpyDtoHAsync, g->h_data, g->d_data, io_bytes, g->stream)) != FX_CUDA_SUCCESS)
+    return r;
+  return CU(cuMemcpyDtoHAsync, (unsigned char *) g->h_small + coef_bytes, g->d_small + coef_bytes,
+            down_bytes, g->stream);
+}
+
+static fx_graph_t *graph_find(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int variant)
+{
+  for (int i = 0; i < FX_GRAPHS; i++) {
+    fx_graph_t *e = &g->g[i];
+    if (e->used && e->frames == call->frames && e->channels == call->channels &&
+        e->kstride == call->kstride && e->k0 == call->k0 && e->K == call->K &&
+        e->variant == variant)
+      return e;
+  }
+  return NULL;
+}
+
+static fx_graph_t *graph_slot(fx_cuda_t *g)
+{
+  fx_graph_t *best = &g->g[0];
+  for (int i = 0; i < FX_GRAPHS; i++) {
+    if (!g->g[i].used)
+      return &g->g[i];
+    if (g->g[i].stamp < best->stamp)
+      best = &g->g[i];
+  }
+  if (best->exec)
+    G.api.cuGraphExecDestroy(best->exec);
+  if (best->graph)
+    G.api.cuGraphDestroy(best->graph);
+  memset(best, 0, sizeof(*best));
+  return best;
+}
+
+static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
+{
+  fx_cuda_t *g = ctx;
+  if (g->broken)
+    return -1;
+  if (call->K > FXK_KMAX || call->K < 0 || call->channels < 1 || call->frames == 0)
+    return 1;
+  const int variant = call->format == FX_SAMPLE_F64 ? FXK_F64 : (call->dbl ? FXK_F32D : FXK_F32S);
+  const size_t C = (size_t) call->channels, KT = (size_t) call->kstride;
+  const size_t ts = call->dbl ? sizeof(double) : sizeof(float);
+  const size_t ss = call->format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
+  const size_t io_bytes = call->frames * C * ss;
+  const size_t coef_bytes = (KT * 5 * ts + 15) & ~(size_t) 15;
+  const size_t state_bytes = C * KT * 2 * ts;
+  const size_t hist_bytes = C * (KT + 1) * 2 * sizeof(double);
+  const size_t small_bytes = coef_bytes + state_bytes + hist_bytes;
+  const void *coef = call->dbl ? (const void *) call->coef : (const void *) call->coef_f;
+  void *state = call->dbl ? (void *) call->state : (void *) call->state_f;
+  CUresult r;
+
+  if ((r = CU(cuCtxSetCurrent, G.ctx)) != FX_CUDA_SUCCESS) {
+    fail(g, "cuCtxSetCurrent", r);
+    return -1;
+  }
+  if (!reserve(g, &g->d_data, &g->h_data, &g->data_cap, io_bytes) ||
+      !reserve(g, &g->d_small, &g->h_small, &g->small_cap, small_bytes))
+    return -1;
+  if (g->shadow_bytes < small_bytes) {
+    unsigned char *p = realloc(g->shadow, small_bytes);
+    if (!p)
+      return 1; /* host memory: this call on the CPU, try again next time */
+    g->shadow = p;
+    g->shadow_bytes = small_bytes;
+    g->shadow_valid = 0;
+  }
+  /* a new layout moves the state and hist inside the block: graphs hold the old offsets */
+  if (g->layout_kstride != call->kstride || g->layout_channels != call->channels ||
+      g->layout_variant != variant) {
+    graphs_drop(g);
+    g->shadow_valid = 0;
+    g->layout_kstride = call->kstride;
+    g->layout_channels = call->channels;
+    g->layout_variant = variant;
+  }
+  /* upload coefficients, state and history when they differ from what the device holds */
+  unsigned char *hs = g->h_small;
+  const size_t cb = KT * 5 * ts;
+  if (!g->shadow_valid || memcmp(g->shadow, coef, cb) != 0 ||
+      memcmp(g->shadow + coef_bytes, state, state_bytes) != 0 ||
+      memcmp(g->shadow + coef_bytes + state_bytes, call->hist, hist_bytes) != 0) {
+    memset(hs, 0, coef_bytes);
+    memcpy(hs, coef, cb);
+    memcpy(hs + coef_bytes, state, state_bytes);
+    memcpy(hs + coef_bytes + state_bytes, call->hist, hist_bytes);
+    g->shadow_valid = 0;
+    if ((r = CU(cuMemcpyHtoDAsync, g->d_small, hs, small_bytes, g->stream)) != FX_CUDA_SUCCESS) {
+      fail(g, "cuMemcpyHtoDAsync", r);
+      return -1;
+    }
+    memcpy(g->shadow, hs, small_bytes);
+  }
+  memcpy(g->h_data, call->data, io_bytes);
+
+  const size_t down_bytes = state_bytes + hist_bytes;
+  const char *what = "";
+  if (g->graphs) {
+    fx_graph_t *e = graph_find(g, call, variant);
+    if (!e) {
+      e = graph_slot(g);
+      CUgraph graph = NULL;
+      CUgraphExec exec = NULL;
+      if ((r = CU(cuStreamBeginCapture, g->stream, FX_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)) !=
+          FX_CUDA_SUCCESS) {
+        fail(g, "cuStreamBeginCapture", r);
+        return -1;
+      }
+      CUresult rq = enqueue(g, call, variant, io_bytes, coef_bytes, down_bytes, 0, &what);
+      r = CU(cuStreamEndCapture, g->stream, &graph);
+      if (rq != FX_CUDA_SUCCESS || r != FX_CUDA_SUCCESS) {
+        if (graph)
+          G.api.cuGraphDestroy(graph);
+        fail(g, rq != FX_CUDA_SUCCESS ? what : "cuStreamEndCapture",
+             rq != FX_CUDA_SUCCESS ? rq : r);
+        return -1;
+      }
+      if ((r = CU(cuGraphInstantiate, &exec, graph, 0)) != FX_CUDA_SUCCESS) {
+        G.api.cuGraphDestroy(graph);
+        fail(g, "cuGraphInstantiate", r);
+        return -1;
+      }
+      e->used = 1;
+      e->frames = call->frames;
+      e->channels = call->channels;
+      e->kstride = call->kstride;
+      e->k0 = call->k0;
+      e->K = call->K;
+      e->variant = variant;
+      e->graph = graph;
+      e->exec = exec;
+      g->captures++;
+    }
+    e->stamp = ++g->stamp;
+    if ((r = CU(cuGraphLaunch, e->exec, g->stream)) != FX_CUDA_SUCCESS) {
+      fail(g, "cuGraphLaunch", r);
+      return -1;
+    }
+    g->launches++;
+  } else if ((r = enqueue(g, call, variant, io_bytes, coef_bytes, down_bytes, 1, &what)) !=
+             FX_CUDA_SUCCESS) {
+    fail(g, what, r);
+    return -1;
+  }
+  if ((r = CU(cuStreamSynchronize, g->stream)) != FX_CUDA_SUCCESS) {
+    fail(g, "cuStreamSynchronize", r);
+    return -1;
+  }
+  /* success: only now the engine's arrays change */
+  memcpy(call->data, g->h_data, io_bytes);
+  memcpy(state, hs + coef_bytes, state_bytes);
+  memcpy(call->hist, hs + coef_bytes + state_bytes, hist_bytes);
+  memcpy(g->shadow + coef_bytes, hs + coef_bytes, down_bytes);
+  g->shadow_valid = 1;
+  return 0;
+}
+
+void fx_cuda_attach(fx_cuda_t *g, fx_cascade_t *c)
+{
+  if (!g)
+    return;
+  if (g->cascade && g->cascade != c)
+    fx_cascade_set_offload(g->cascade, NULL, NULL);
+  g->cascade = c;
+  g->shadow_valid = 0;
+  if (c)
+    fx_cascade_set_offload(c, g->broken ? NULL : offload_run, g);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Bench helpers */
+
+double fx_cuda_bench_d2d(size_t bytes, int reps)
+{
+  if (!fx_cuda_probe(NULL, 0) || reps < 1)
+    return 0;
+  CUdeviceptr a = 0, b = 0;
+  CUstream s = NULL;
+  CUevent e0 = NULL, e1 = NULL;
+  double bw = 0;
+  float ms = 0;
+  G.api.cuCtxSetCurrent(G.ctx);
+  if (G.api.cuMemAlloc(&a, bytes) || G.api.cuMemAlloc(&b, bytes) || G.api.cuStreamCreate(&s, 1) ||
+      G.api.cuEventCreate(&e0, 0) || G.api.cuEventCreate(&e1, 0))
+    goto out;
+  G.api.cuMemsetD8Async(a, 0, bytes, s);
+  G.api.cuMemcpyDtoDAsync(b, a, bytes, s); /* warm */
+  G.api.cuEventRecord(e0, s);
+  for (int i = 0; i < reps; i++)
+    G.api.cuMemcpyDtoDAsync(b, a, bytes, s);
+  G.api.cuEventRecord(e1, s);
+  if (G.api.cuEventSynchronize(e1) == FX_CUDA_SUCCESS &&
+      G.api.cuEventElapsedTime(&ms, e0, e1) == FX_CUDA_SUCCESS && ms > 0)
+    bw = (double) bytes * reps / (ms * 1e-3); /* bytes read (as many written) per second */
+out:
+  if (e0)
+    G.api.cuEventDestroy(e0);
+  if (e1)
+    G.api.cuEventDestroy(e1);
+  if (s)
+    G.api.cuStreamDestroy(s);
+  if (a)
+    G.api.cuMemFree(a);
+  if (b)
+    G.api.cuMemFree(b);
+  return bw;
+}
+
+double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format_t format, int dbl,
+                            int reps)
+{
+  if (!fx_cuda_probe(NULL, 0) || reps < 1 || channels < 1 || K < 0 || K > FXK_KMAX)
+    return -1;
+  const int variant = format == FX_SAMPLE_F64 ? FXK_F64 : (dbl ? FXK_F32D : FXK_F32S);
+  const size_t ts = dbl ? sizeof(double) : sizeof(float);
+  const size_t ss = format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
+  const size_t C = (size_t) channels, KT = (size_t) K;
+  const size_t io = frames * C * ss, cb = (KT * 5 * ts + 15) & ~(size_t) 15;
+  const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
+  CUdeviceptr d = 0, sm = 0;
+  CUstream s = NULL;
+  CUevent e0 = NULL, e1 = NULL;
+  double sec = -1;
+  float ms = 0;
+  void *hc = NULL;
+  G.api.cuCtxSetCurrent(G.ctx);
+  if (G.api.cuMemAlloc(&d, io ? io : 1) || G.api.cuMemAlloc(&sm, cb + sb + hb) ||
+      G.api.cuStreamCreate(&s, 1) || G.api.cuEventCreate(&e0, 0) || G.api.cuEventCreate(&e1, 0))
+    goto out;
+  /* a stable low-pass-like section (b = 0.25, 0.5, 0.25; a1 = -0.5, a2 = 0.25) everywhere */
+  hc = calloc(1, cb);
+  if (!hc)
+    goto out;
+  for (size_t k = 0; k < KT; k++) {
+    const double v[5] = {0.25, 0.5, 0.25, -0.5, 0.25};
+    for (int i = 0; i < 5; i++) {
+      if (dbl)
+        ((double *) hc)[5 * k + i] = v[i];
+      else
+        ((float *) hc)[5 * k + i] = (float) v[i];
+    }
+  }
+  G.api.cuMemsetD8Async(d, 0, io, s);
+  G.api.cuMemsetD8Async(sm, 0, cb + sb + hb, s);
+  G.api.cuMemcpyHtoDAsync(sm, hc, cb, s);
+  G.api.cuStreamSynchronize(s);
+  fxk_seq_args_t a = {sm, sm + cb, sm + cb + sb, d, frames, channels, 0, K, K};
+  void *params[] = {&a};
+  const unsigned blocks = (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  if (G.api.cuLaunchKernel(G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, s, params, NULL))
+    goto out; /* warm */
+  G.api.cuEventRecord(e0, s);
+  for (int i = 0; i < reps; i++)
+    G.api.cuLaunchKernel(G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, s, params, NULL);
+  G.api.cuEventRecord(e1, s);
+  if (G.api.cuEventSynchronize(e1) == FX_CUDA_SUCCESS &&
+      G.api.cuEventElapsedTime(&ms, e0, e1) == FX_CUDA_SUCCESS)
+    sec = ms * 1e-3 / reps;
+out:
+  free(hc);
+  if (e0)
+    G.api.cuEventDestroy(e0);
+  if (e1)
+    G.api.cuEventDestroy(e1);
+  if (s)
+    G.api.cuStreamDestroy(s);
+  if (d)
+    G.api.cuMemFree(d);
+  if (sm)
+    G.api.cuMemFree(sm);
+  return sec;
+}
