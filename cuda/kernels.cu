@@ -4,7 +4,7 @@
 #include "kernels.h"
 
 #define FXK_GLOBAL_SEQ(SFX)                                                                        \
-  extern "C" __global__ void __launch_bounds__(FXK_SEQ_BLOCK) fxk_seq_##SFX(fxk_seq_args_t a)     \
+  extern "C" __global__ void __launch_bounds__(FXK_SEQ_BLOCK) fxk_seq_##SFX(fxk_seq_args_t a)      \
   {                                                                                                \
     const int64_t ch = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;                            \
     fxk_seq_body_##SFX(&a, ch);                                                                    \
