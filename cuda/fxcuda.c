@@ -23,6 +23,9 @@ extern const size_t fx_cuda_fatbin_size;
 
 /* Returned by a call that FX_CUDA_FAIL made fail (CUDA_ERROR_UNKNOWN). */
 #define FX_CU_INJECTED 999
+/* Bytes in front of the samples in the data buffers: the checkpoint positions (kernels.h's ctl),
+ * copied in with the samples. */
+#define FX_CTL_BYTES 64
 /* Graphs kept per object (least recently used one replaced). */
 #define FX_GRAPHS 8
 
@@ -375,6 +378,7 @@ static int reserve(fx_cuda_t *g, CUdeviceptr *d, void **h, size_t *cap, size_t b
 static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int variant,
                         size_t io_bytes, size_t coef_bytes, size_t down_bytes, int count,
                         const char **what)
+/* io_bytes: samples plus FX_CTL_BYTES; the small block is [coef][state][hist][snap0][snap1] */
 {
   CUresult r;
   fxk_seq_args_t a;
@@ -383,7 +387,12 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
   a.coef = g->d_small;
   a.state = g->d_small + coef_bytes;
   a.hist = g->d_small + coef_bytes + state_bytes;
-  a.data = g->d_data;
+  const size_t hist_bytes =
+      (size_t) call->channels * ((size_t) call->kstride + 1) * 2 * sizeof(double);
+  a.snap[0] = a.hist + hist_bytes;
+  a.snap[1] = a.snap[0] + state_bytes;
+  a.ctl = g->d_data;
+  a.data = g->d_data + FX_CTL_BYTES;
   a.frames = call->frames;
   a.channels = call->channels;
   a.k0 = call->k0;
@@ -447,11 +456,12 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
   const size_t C = (size_t) call->channels, KT = (size_t) call->kstride;
   const size_t ts = call->dbl ? sizeof(double) : sizeof(float);
   const size_t ss = call->format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
-  const size_t io_bytes = call->frames * C * ss;
+  const size_t io_bytes = FX_CTL_BYTES + call->frames * C * ss;
   const size_t coef_bytes = (KT * 5 * ts + 15) & ~(size_t) 15;
   const size_t state_bytes = C * KT * 2 * ts;
   const size_t hist_bytes = C * (KT + 1) * 2 * sizeof(double);
-  const size_t small_bytes = coef_bytes + state_bytes + hist_bytes;
+  const size_t mirror_bytes = coef_bytes + state_bytes + hist_bytes;
+  const size_t small_bytes = mirror_bytes + 2 * state_bytes; /* + the two checkpoint states */
   const void *coef = call->dbl ? (const void *) call->coef : (const void *) call->coef_f;
   void *state = call->dbl ? (void *) call->state : (void *) call->state_f;
   CUresult r;
@@ -463,12 +473,12 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
   if (!reserve(g, &g->d_data, &g->h_data, &g->data_cap, io_bytes) ||
       !reserve(g, &g->d_small, &g->h_small, &g->small_cap, small_bytes))
     return -1;
-  if (g->shadow_bytes < small_bytes) {
-    unsigned char *p = realloc(g->shadow, small_bytes);
+  if (g->shadow_bytes < mirror_bytes) {
+    unsigned char *p = realloc(g->shadow, mirror_bytes);
     if (!p)
       return 1; /* host memory: this call on the CPU, try again next time */
     g->shadow = p;
-    g->shadow_bytes = small_bytes;
+    g->shadow_bytes = mirror_bytes;
     g->shadow_valid = 0;
   }
   /* a new layout moves the state and hist inside the block: graphs hold the old offsets */
@@ -491,15 +501,17 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     memcpy(hs + coef_bytes, state, state_bytes);
     memcpy(hs + coef_bytes + state_bytes, call->hist, hist_bytes);
     g->shadow_valid = 0;
-    if ((r = CU(cuMemcpyHtoDAsync, g->d_small, hs, small_bytes, g->stream)) != FX_CUDA_SUCCESS) {
+    if ((r = CU(cuMemcpyHtoDAsync, g->d_small, hs, mirror_bytes, g->stream)) != FX_CUDA_SUCCESS) {
       fail(g, "cuMemcpyHtoDAsync", r);
       return -1;
     }
-    memcpy(g->shadow, hs, small_bytes);
+    memcpy(g->shadow, hs, mirror_bytes);
   }
-  memcpy(g->h_data, call->data, io_bytes);
+  uint64_t ctl[2] = {call->cut[0], call->cut[1]};
+  memcpy(g->h_data, ctl, sizeof(ctl));
+  memcpy((unsigned char *) g->h_data + FX_CTL_BYTES, call->data, io_bytes - FX_CTL_BYTES);
 
-  const size_t down_bytes = state_bytes + hist_bytes;
+  const size_t down_bytes = small_bytes - coef_bytes; /* state, hist, checkpoints */
   const char *what = "";
   if (g->graphs) {
     fx_graph_t *e = graph_find(g, call, variant);
@@ -553,11 +565,21 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     return -1;
   }
   /* success: only now the engine's arrays change */
-  memcpy(call->data, g->h_data, io_bytes);
+  memcpy(call->data, (unsigned char *) g->h_data + FX_CTL_BYTES, io_bytes - FX_CTL_BYTES);
   memcpy(state, hs + coef_bytes, state_bytes);
   memcpy(call->hist, hs + coef_bytes + state_bytes, hist_bytes);
-  memcpy(g->shadow + coef_bytes, hs + coef_bytes, down_bytes);
+  memcpy(g->shadow + coef_bytes, hs + coef_bytes, state_bytes + hist_bytes);
   g->shadow_valid = 1;
+  for (int i = 0; i < 2; i++) { /* checkpoints: only the sections this pass ran */
+    void *dst = call->dbl ? (void *) call->ck_state[i] : (void *) call->ck_state_f[i];
+    if (!call->cut[i] || !dst)
+      continue;
+    const unsigned char *src = hs + mirror_bytes + (size_t) i * state_bytes;
+    for (size_t ch = 0; ch < C; ch++) {
+      const size_t o = (ch * KT + (size_t) call->k0) * 2 * ts;
+      memcpy((unsigned char *) dst + o, src + o, (size_t) call->K * 2 * ts);
+    }
+  }
   return 0;
 }
 
@@ -630,7 +652,7 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   float ms = 0;
   void *hc = NULL;
   G.api.cuCtxSetCurrent(G.ctx);
-  if (G.api.cuMemAlloc(&d, io ? io : 1) || G.api.cuMemAlloc(&sm, cb + sb + hb) ||
+  if (G.api.cuMemAlloc(&d, io ? io : 1) || G.api.cuMemAlloc(&sm, cb + 3 * sb + hb + 16) ||
       G.api.cuStreamCreate(&s, 1) || G.api.cuEventCreate(&e0, 0) || G.api.cuEventCreate(&e1, 0))
     goto out;
   /* a stable low-pass-like section (b = 0.25, 0.5, 0.25; a1 = -0.5, a2 = 0.25) everywhere */
@@ -647,10 +669,21 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
     }
   }
   G.api.cuMemsetD8Async(d, 0, io, s);
-  G.api.cuMemsetD8Async(sm, 0, cb + sb + hb, s);
+  G.api.cuMemsetD8Async(sm, 0, cb + 3 * sb + hb + 16, s);
   G.api.cuMemcpyHtoDAsync(sm, hc, cb, s);
   G.api.cuStreamSynchronize(s);
-  fxk_seq_args_t a = {sm, sm + cb, sm + cb + sb, d, frames, channels, 0, K, K};
+  /* [coef][state][hist][snap0][snap1][ctl: zeros, no checkpoints] */
+  fxk_seq_args_t a = {sm,
+                      sm + cb,
+                      sm + cb + sb,
+                      d,
+                      frames,
+                      sm + cb + 3 * sb + hb,
+                      {sm + cb + sb + hb, sm + cb + 2 * sb + hb},
+                      channels,
+                      0,
+                      K,
+                      K};
   void *params[] = {&a};
   const unsigned blocks = (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
   if (G.api.cuLaunchKernel(G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, s, params, NULL))

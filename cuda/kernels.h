@@ -12,7 +12,10 @@
  * the boundary history of the last two frames recorded as dsp/kernel.h describes. All indexing is
  * 64-bit. Layouts are those of dsp/kernel.h: coef [kstride][5], state [C][kstride][2],
  * hist [C][kstride+1][2] (double), data [frames][C] interleaved; the launch runs sections
- * k0 .. k0+K-1. Device addresses travel as 64-bit integers so that the argument block has the
+ * k0 .. k0+K-1. Checkpoints: when ctl[i] (read from device memory, so that a replayed graph
+ * picks up new positions with the input copy) is non-zero, the state after ctl[i] frames is also
+ * stored into snap[i] (the engine keeps such states to re-run earlier stages; dsp/cascade.c).
+ * Device addresses travel as 64-bit integers so that the argument block has the
  * same layout in C and CUDA. */
 #ifndef FX_CUDA_KERNELS_H
 #define FX_CUDA_KERNELS_H
@@ -32,11 +35,13 @@
 #define FXK_SEQ_BLOCK 128
 
 typedef struct {
-  uint64_t coef;   /* T [kstride][5] */
-  uint64_t state;  /* T [C][kstride][2] */
-  uint64_t hist;   /* double [C][kstride+1][2] */
-  uint64_t data;   /* IO [frames][C] */
-  uint64_t frames; /* per channel */
+  uint64_t coef;    /* T [kstride][5] */
+  uint64_t state;   /* T [C][kstride][2] */
+  uint64_t hist;    /* double [C][kstride+1][2] */
+  uint64_t data;    /* IO [frames][C] */
+  uint64_t frames;  /* per channel */
+  uint64_t ctl;     /* uint64_t [2]: checkpoint positions for this call (0: none), see snap */
+  uint64_t snap[2]; /* T [C][kstride][2]: the state after ctl[i] frames (sections k0..k0+K-1) */
   int32_t channels, k0, K, kstride;
 } fxk_seq_args_t;
 
@@ -61,6 +66,17 @@ typedef enum {
     (v) = y_;                                                                                      \
   } while (0)
 
+/* After frame i: the checkpoint copies of the state. */
+#define FXK_SNAP(i)                                                                                \
+  do {                                                                                             \
+    if ((i) + 1 == cut0)                                                                           \
+      for (int s = 0; s < 2 * K; s++)                                                              \
+        s0[s] = z[s];                                                                              \
+    if ((i) + 1 == cut1)                                                                           \
+      for (int s = 0; s < 2 * K; s++)                                                              \
+        s1[s] = z[s];                                                                              \
+  } while (0)
+
 #define FXK_DEFINE_SEQ(SFX, IO, TT)                                                                \
   FXK_DEV void fxk_seq_body_##SFX(const fxk_seq_args_t *a, int64_t ch)                             \
   {                                                                                                \
@@ -74,6 +90,10 @@ typedef enum {
     T *st = (T *) (uintptr_t) a->state + (ch * ks + a->k0) * 2;                                    \
     double *h = (double *) (uintptr_t) a->hist + (ch * (ks + 1) + a->k0) * 2;                      \
     IO *d = (IO *) (uintptr_t) a->data + ch;                                                       \
+    const uint64_t *ctl = (const uint64_t *) (uintptr_t) a->ctl;                                   \
+    const uint64_t cut0 = ctl[0], cut1 = ctl[1];                                                   \
+    T *s0 = (T *) (uintptr_t) a->snap[0] + (ch * ks + a->k0) * 2;                                  \
+    T *s1 = (T *) (uintptr_t) a->snap[1] + (ch * ks + a->k0) * 2;                                  \
     T z[2 * FXK_KMAX];                                                                             \
     for (int s = 0; s < 2 * K; s++)                                                                \
       z[s] = st[s];                                                                                \
@@ -83,6 +103,7 @@ typedef enum {
       for (int s = 0; s < K; s++)                                                                  \
         FXK_STEP(coef + 5 * s, v, z, s);                                                           \
       d[i * (uint64_t) C] = (IO) v;                                                                \
+      FXK_SNAP(i);                                                                                 \
     }                                                                                              \
     for (uint64_t i = body; i < frames; i++) {                                                     \
       T v = (T) d[i * (uint64_t) C];                                                               \
@@ -94,6 +115,7 @@ typedef enum {
       h[2 * K + 1] = h[2 * K];                                                                     \
       h[2 * K] = (double) v;                                                                       \
       d[i * (uint64_t) C] = (IO) v;                                                                \
+      FXK_SNAP(i);                                                                                 \
     }                                                                                              \
     for (int s = 0; s < 2 * K; s++)                                                                \
       st[s] = z[s];                                                                                \

@@ -121,6 +121,13 @@ typedef struct {
   double *hist; /* [C][kstride+1][2] */
   void *data;   /* [frames][C], float or double per format, in place */
   size_t frames;
+  /* Checkpoints (only in cascades of several stages): for i = 0, 1 with cut[i] != 0, the state
+   * of sections k0 .. k0+K-1 after cut[i] frames (1 <= cut[i] <= frames) is stored into
+   * ck_state[i] (double arithmetic) or ck_state_f[i] (float), laid out as `state`; other sections
+   * there are left alone. */
+  size_t cut[2];
+  double *ck_state[2];
+  float *ck_state_f[2];
 } fx_cascade_offload_call_t;
 
 typedef int (*fx_cascade_offload_fn)(void *ctx, const fx_cascade_offload_call_t *call);

@@ -15,10 +15,10 @@
 /* K random stable sections: complex pole pairs of radius r in [0.3, rmax), zeros anywhere
  * within radius 1.2, each section scaled to unit power gain for white noise (the sum of its
  * squared impulse response), so that long cascades stay at signal level. */
-static inline void random_sections(fx_sos_t *s, int K, double rmax)
+static inline void random_sections_r(fx_sos_t *s, int K, double rmin, double rmax)
 {
   for (int k = 0; k < K; k++) {
-    const double r = 0.3 + (rmax - 0.3) * 0.5 * (rng_uniform() + 1.0);
+    const double r = rmin + (rmax - rmin) * 0.5 * (rng_uniform() + 1.0);
     const double th = M_PI * 0.5 * (rng_uniform() + 1.0);
     const double rz = 0.6 * (rng_uniform() + 1.0);
     const double ph = M_PI * 0.5 * (rng_uniform() + 1.0);
@@ -40,6 +40,11 @@ static inline void random_sections(fx_sos_t *s, int K, double rmax)
     s[k].b1 *= g;
     s[k].b2 *= g;
   }
+}
+
+static inline void random_sections(fx_sos_t *s, int K, double rmax)
+{
+  random_sections_r(s, K, 0.3, rmax);
 }
 
 /* Fills n samples of white noise in [-1, 1). */
