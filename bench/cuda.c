@@ -4,11 +4,11 @@
  * Prints, as Markdown tables (wall-clock times; the GPU kernel times with CUDA events):
  *   1. the device-to-device copy bandwidth (the ceiling for a filter that reads and writes each
  *      sample once), in GB/s and in F32 samples/s;
- *   2. the sequential kernel with the data already on the device vs the CPU engine (this
- *      machine's best kernel, one thread) for frames 1e3..1e8, channels 1..512, K = 1, 4, 8, 16
- *      (F32 stream, double arithmetic: the default precision), in G channel-samples/s;
- *      combinations predicted to take longer than --budget seconds (from the previous size) are
- *      skipped and marked; the time-parallel scan kernel is not built yet (column "scan": n/a);
+ *   2. the sequential and the time-parallel scan kernels with the data already on the device vs
+ *      the CPU engine (this machine's best kernel, one thread) for frames 1e3..1e8, channels
+ *      1..512, K = 1, 4, 8, 16 (F32 stream, double arithmetic: the default precision), in G
+ *      channel-samples/s; runs predicted to take longer than --budget seconds (from the previous
+ *      size) are skipped and marked; then the scan on 1e8 samples, K = 8 (the issue's target);
  *   3. the per-buffer path (pinned staging, copies, launch, state copy-back) through the cascade
  *      engine, graph replay vs eager launches vs the CPU, stereo F32, K = 8, at 128, 512, 1024
  *      and 4096 frames per buffer, in microseconds per buffer.
@@ -128,53 +128,69 @@ int main(int argc, char **argv)
          "samples/s (the ceiling for one read and one write per sample)\n\n",
          bw * 1e-9, bw / 4 * 1e-9);
 
-  printf("## sequential kernel (data on the device) vs CPU engine, F32 stream, double "
-         "arithmetic, G channel-samples/s\n\n");
-  printf("| frames | channels | K | GPU seq | scan | CPU | GPU/CPU | GPU seq / copy ceiling |\n");
+  printf("## kernels with the data on the device vs the CPU engine, F32 stream, double "
+         "arithmetic (the default precision), G channel-samples/s\n\n");
+  printf("| frames | channels | K | GPU seq | GPU scan | CPU | best GPU / CPU | best GPU / copy "
+         "ceiling |\n");
   printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   static const size_t fr[] = {1000, 100000, 10000000, 100000000};
   static const int ch[] = {1, 2, 64, 512};
   static const int ks[] = {1, 4, 8, 16};
   for (size_t ci = 0; ci < 4; ci++)
     for (size_t ki = 0; ki < 4; ki++) {
-      double prev_gpu = 0, prev_cpu = 0;
+      double prev[3] = {0, 0, 0}; /* seq, scan, cpu seconds at prev_n */
       size_t prev_n = 0;
       for (size_t fi = 0; fi < 4; fi++) {
         const size_t frames = fr[fi], n = frames * (size_t) ch[ci];
         if (n > 100000000 || (quick && n > 1000000))
           continue;
         const double scale = prev_n ? (double) n / (double) prev_n : 0;
-        char gs[32] = "skipped", cs[32] = "skipped", rs[32] = "-", es[32] = "-";
-        double tg = -1, tc = -1;
-        if (!prev_n || prev_gpu * scale <= budget) {
-          const int reps = n >= 10000000 ? 1 : 5;
-          tg = fx_cuda_bench_kernel(frames, ch[ci], ks[ki], FX_SAMPLE_F32, 1, reps);
-          if (tg > 0)
-            snprintf(gs, sizeof(gs), "%.3f", (double) n / tg * 1e-9);
+        const int reps = n >= 10000000 ? 1 : 5;
+        char col[3][40];
+        double t[3] = {-1, -1, -1};
+        for (int w = 0; w < 3; w++) {
+          if (w == 1 && (frames < 2048 || ks[ki] > 16)) {
+            snprintf(col[w], sizeof(col[w]), "-");
+            continue;
+          }
+          if (prev_n && prev[w] > 0 && prev[w] * scale > budget) {
+            snprintf(col[w], sizeof(col[w]), "skipped (~%.0f s)", prev[w] * scale);
+            prev[w] = prev[w] * scale;
+            continue;
+          }
+          t[w] = w == 2 ? cpu_time(frames, ch[ci], ks[ki], reps)
+                        : fx_cuda_bench_kernel(frames, ch[ci], ks[ki], FX_SAMPLE_F32, 1, w, reps);
+          if (t[w] > 0)
+            snprintf(col[w], sizeof(col[w]), "%.3f", (double) n / t[w] * 1e-9);
           else
-            snprintf(gs, sizeof(gs), "failed");
-        } else {
-          snprintf(gs, sizeof(gs), "skipped (~%.0f s)", prev_gpu * scale);
+            snprintf(col[w], sizeof(col[w]), "failed");
+          prev[w] = t[w] > 0 ? t[w] : 1e9;
         }
-        if (!prev_n || prev_cpu * scale <= budget) {
-          tc = cpu_time(frames, ch[ci], ks[ki], n >= 10000000 ? 1 : 5);
-          if (tc > 0)
-            snprintf(cs, sizeof(cs), "%.3f", (double) n / tc * 1e-9);
-        } else {
-          snprintf(cs, sizeof(cs), "skipped (~%.0f s)", prev_cpu * scale);
-        }
-        if (tg > 0 && tc > 0)
-          snprintf(rs, sizeof(rs), "%.2f", tc / tg);
-        if (tg > 0 && bw > 0)
-          snprintf(es, sizeof(es), "%.1f%%", 100.0 * ((double) n / tg) / (bw / 4));
-        printf("| %zu | %d | %d | %s | n/a | %s | %s | %s |\n", frames, ch[ci], ks[ki], gs, cs, rs,
-               es);
+        const double best = t[0] > 0 && (t[1] <= 0 || t[0] < t[1]) ? t[0] : t[1];
+        char rs[32] = "-", es[32] = "-";
+        if (best > 0 && t[2] > 0)
+          snprintf(rs, sizeof(rs), "%.2f", t[2] / best);
+        if (best > 0 && bw > 0)
+          snprintf(es, sizeof(es), "%.1f%%", 100.0 * ((double) n / best) / (bw / 4));
+        printf("| %zu | %d | %d | %s | %s | %s | %s | %s |\n", frames, ch[ci], ks[ki], col[0],
+               col[1], col[2], rs, es);
         fflush(stdout);
-        prev_gpu = tg > 0 ? tg : 1e9;
-        prev_cpu = tc > 0 ? tc : 1e9;
         prev_n = n;
       }
     }
+
+  printf("\n## target: 1e8 samples, K = 8, F32, data on the device (scan kernel)\n\n");
+  printf("| arithmetic | G samples/s | of the copy ceiling |\n|---|---:|---:|\n");
+  for (int dbl = 0; dbl <= 1; dbl++) {
+    const size_t n = quick ? 1000000 : 100000000;
+    const double t = fx_cuda_bench_kernel(n, 1, 8, FX_SAMPLE_F32, dbl, 1, quick ? 1 : 3);
+    if (t > 0)
+      printf("| %s | %.1f | %.1f%% |\n", dbl ? "double" : "single", (double) n / t * 1e-9,
+             bw > 0 ? 100.0 * ((double) n / t) / (bw / 4) : 0.0);
+    else
+      printf("| %s | failed | - |\n", dbl ? "double" : "single");
+    fflush(stdout);
+  }
 
   printf("\n## per buffer through the engine (copies included), stereo F32, K = 8, us/buffer\n\n");
   printf("| frames | graph replay | eager | CPU | eager/graph |\n|---:|---:|---:|---:|---:|\n");

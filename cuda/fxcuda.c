@@ -26,6 +26,14 @@ extern const size_t fx_cuda_fatbin_size;
 /* Bytes in front of the samples in the data buffers: the checkpoint positions (kernels.h's ctl),
  * copied in with the samples. */
 #define FX_CTL_BYTES 64
+/* Time-parallel scan: frames per chunk, and chunks a thread looks back over aggregates. */
+#define FX_SCAN_CHUNK 1024
+#define FX_SCAN_LOOKBACK 16
+/* Automatic choice (scan-threshold=0), provisional until measured on a GPU (docs/cuda.md): the
+ * scan when there are few channels (the sequential kernel has one thread per channel) and at
+ * least this many frames. */
+#define FX_SCAN_AUTO_FRAMES 8192
+#define FX_SCAN_AUTO_MAX_CHANNELS 64
 /* Graphs kept per object (least recently used one replaced). */
 #define FX_GRAPHS 8
 
@@ -47,7 +55,7 @@ static struct {
   CUdevice dev;
   CUcontext ctx;
   CUmodule mod;
-  CUfunction seq[FXK_NVARIANTS];
+  CUfunction fn[2 * FXK_NVARIANTS]; /* sequential kernels, then scan kernels (fxk_variant_t) */
   char name[160];
   /* fault injection */
   char fail_name[64];
@@ -166,9 +174,11 @@ static void global_init(void)
     cu_reason(G.why, sizeof(G.why), "cuModuleLoadData (embedded kernels)", r);
     return;
   }
-  static const char *const names[FXK_NVARIANTS] = FXK_SEQ_NAMES;
-  for (int i = 0; i < FXK_NVARIANTS; i++)
-    if ((r = CU(cuModuleGetFunction, &G.seq[i], G.mod, names[i])) != FX_CUDA_SUCCESS) {
+  static const char *const seq[FXK_NVARIANTS] = FXK_SEQ_NAMES;
+  static const char *const scan[FXK_NVARIANTS] = FXK_SCAN_NAMES;
+  for (int i = 0; i < 2 * FXK_NVARIANTS; i++)
+    if ((r = CU(cuModuleGetFunction, &G.fn[i], G.mod,
+                i < FXK_NVARIANTS ? seq[i] : scan[i - FXK_NVARIANTS])) != FX_CUDA_SUCCESS) {
       cu_reason(G.why, sizeof(G.why), "cuModuleGetFunction", r);
       return;
     }
@@ -207,7 +217,7 @@ struct fx_cuda {
   int broken;
   int graphs;
   size_t scan_threshold;
-  uint64_t launches, captures, stamp;
+  uint64_t launches, captures, stamp, scans;
   char backend[48];
   fx_cascade_t *cascade;
 
@@ -227,6 +237,21 @@ struct fx_cuda {
   int layout_kstride, layout_channels, layout_variant;
 
   fx_graph_t g[FX_GRAPHS];
+
+  /* scan: powers of the state transition (pinned twin for the upload), workspace, and what they
+   * were built for */
+  CUdeviceptr d_pw;
+  void *h_pw;
+  size_t pw_cap;
+  double *pw_coef; /* [K][5] the coefficients the powers belong to */
+  size_t pw_coef_cap;
+  int pw_K, pw_valid;
+  CUdeviceptr d_work;
+  size_t work_cap;
+  uint64_t work_T;
+  int work_n2;
+  uint64_t scan_base; /* blocks the workspace's counter has handed out */
+  uint32_t epoch;
 };
 
 static void graphs_drop(fx_cuda_t *g)
@@ -282,9 +307,15 @@ static void buffers_free(fx_cuda_t *g)
     G.api.cuMemFree(g->d_small);
   if (g->h_small)
     G.api.cuMemFreeHost(g->h_small);
-  g->d_data = g->d_small = 0;
-  g->h_data = g->h_small = NULL;
-  g->data_cap = g->small_cap = 0;
+  if (g->d_pw)
+    G.api.cuMemFree(g->d_pw);
+  if (g->h_pw)
+    G.api.cuMemFreeHost(g->h_pw);
+  if (g->d_work)
+    G.api.cuMemFree(g->d_work);
+  g->d_data = g->d_small = g->d_pw = g->d_work = 0;
+  g->h_data = g->h_small = g->h_pw = NULL;
+  g->data_cap = g->small_cap = g->pw_cap = g->work_cap = 0;
 }
 
 void fx_cuda_free(fx_cuda_t *g)
@@ -301,6 +332,7 @@ void fx_cuda_free(fx_cuda_t *g)
   if (g->stream)
     G.api.cuStreamDestroy(g->stream);
   free(g->shadow);
+  free(g->pw_coef);
   free(g);
 }
 
@@ -319,6 +351,11 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
 uint64_t fx_cuda_launches(const fx_cuda_t *g)
 {
   return g ? g->launches : 0;
+}
+
+uint64_t fx_cuda_scans(const fx_cuda_t *g)
+{
+  return g ? g->scans : 0;
 }
 
 uint64_t fx_cuda_captures(const fx_cuda_t *g)
@@ -374,14 +411,162 @@ static int reserve(fx_cuda_t *g, CUdeviceptr *d, void **h, size_t *cap, size_t b
   return 1;
 }
 
+/* Chunks per channel of the scan: the last one takes the remainder (FX_SCAN_CHUNK to
+ * 2 FX_SCAN_CHUNK - 1 frames, so the last two frames, which record the history, are in it). */
+static uint64_t scan_chunks(uint64_t frames)
+{
+  const uint64_t n = frames / FX_SCAN_CHUNK;
+  return n ? n : 1;
+}
+
+static unsigned scan_blocks(uint64_t frames, int channels)
+{
+  return (unsigned) ((scan_chunks(frames) * (uint64_t) channels + FXK_SCAN_BLOCK - 1) /
+                     FXK_SCAN_BLOCK);
+}
+
+/* 1 when this pass should take the time-parallel scan kernel. */
+static int use_scan(const fx_cuda_t *g, const fx_cascade_offload_call_t *call)
+{
+  if (call->K < 1 || call->K > FXK_SCAN_KMAX || call->frames < 2 * FX_SCAN_CHUNK)
+    return 0;
+  if (g->scan_threshold)
+    return call->frames >= g->scan_threshold;
+  return call->frames >= FX_SCAN_AUTO_FRAMES && call->channels <= FX_SCAN_AUTO_MAX_CHANNELS;
+}
+
+/* dst = a b (n x n, row-major), extended precision. */
+static void matmul(long double *dst, const long double *a, const long double *b, int n)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      long double t = 0;
+      for (int k = 0; k < n; k++)
+        t += a[i * n + k] * b[k * n + j];
+      dst[i * n + j] = t;
+    }
+}
+
+/* The powers A^(m FX_SCAN_CHUNK), m = 0 .. FX_SCAN_LOOKBACK, of the zero-input state transition
+ * A of sections coef[K][5] (state [K][2]), into pw (double). 0 on allocation failure. */
+static int scan_powers(const double *coef, int K, double *pw)
+{
+  const int n = 2 * K;
+  const size_t nn = (size_t) n * (size_t) n;
+  long double *A = calloc(4 * nn, sizeof(long double));
+  if (!A)
+    return 0;
+  long double *P = A + nn, *Q = A + 2 * nn, *T = A + 3 * nn;
+  /* column i: one zero-input step of the cascade from the unit state e_i */
+  for (int i = 0; i < n; i++) {
+    long double z[2 * FXK_SCAN_KMAX] = {0};
+    z[i] = 1;
+    long double v = 0;
+    for (int s = 0; s < K; s++) {
+      const double *c = coef + 5 * s;
+      const long double y = c[0] * v + z[2 * s];
+      z[2 * s] = (c[1] * v + z[2 * s + 1]) - c[3] * y;
+      z[2 * s + 1] = c[2] * v - c[4] * y;
+      v = y;
+    }
+    for (int r = 0; r < n; r++)
+      A[(size_t) r * n + i] = z[r];
+  }
+  /* P = A^FX_SCAN_CHUNK by squaring (FX_SCAN_CHUNK is a power of two) */
+  memcpy(P, A, nn * sizeof(long double));
+  for (int b = 1; b < FX_SCAN_CHUNK; b *= 2) {
+    matmul(T, P, P, n);
+    memcpy(P, T, nn * sizeof(long double));
+  }
+  /* Q = identity, then Q = P^m */
+  for (size_t i = 0; i < nn; i++)
+    Q[i] = (i % (size_t) (n + 1)) == 0;
+  for (int m = 0; m <= FX_SCAN_LOOKBACK; m++) {
+    for (size_t i = 0; i < nn; i++)
+      pw[(size_t) m * nn + i] = (double) Q[i];
+    matmul(T, Q, P, n);
+    memcpy(Q, T, nn * sizeof(long double));
+  }
+  free(A);
+  return 1;
+}
+
+/* Makes the powers and the workspace ready for a scan pass over `call` (uploads enqueued on the
+ * stream, before the pass). 0 on failure (g is then broken, or 1 is returned by the caller for
+ * host memory trouble). */
+static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
+{
+  CUresult r;
+  const int K = call->K, n2 = 2 * K;
+  const size_t nn = (size_t) n2 * (size_t) n2;
+  const size_t pw_bytes = (size_t) (FX_SCAN_LOOKBACK + 1) * nn * sizeof(double);
+  /* the coefficients in double, as the kernel's arithmetic sees them */
+  double cf[5 * FXK_SCAN_KMAX];
+  for (int i = 0; i < 5 * K; i++)
+    cf[i] = call->dbl ? call->coef[5 * (size_t) call->k0 + i]
+                      : (double) call->coef_f[5 * (size_t) call->k0 + i];
+  if (!reserve(g, &g->d_pw, &g->h_pw, &g->pw_cap, pw_bytes))
+    return 0;
+  if (!g->pw_valid || g->pw_K != K || memcmp(g->pw_coef, cf, 5 * (size_t) K * sizeof(double))) {
+    if (g->pw_coef_cap < (size_t) K) {
+      double *p = realloc(g->pw_coef, 5 * (size_t) FXK_SCAN_KMAX * sizeof(double));
+      if (!p)
+        return 0;
+      g->pw_coef = p;
+      g->pw_coef_cap = FXK_SCAN_KMAX;
+    }
+    g->pw_valid = 0;
+    if (!scan_powers(cf, K, g->h_pw))
+      return 0;
+    if ((r = CU(cuMemcpyHtoDAsync, g->d_pw, g->h_pw, pw_bytes, g->stream)) != FX_CUDA_SUCCESS) {
+      fail(g, "cuMemcpyHtoDAsync", r);
+      return 0;
+    }
+    memcpy(g->pw_coef, cf, 5 * (size_t) K * sizeof(double));
+    g->pw_K = K;
+    g->pw_valid = 1;
+  }
+  const uint64_t T = scan_chunks(call->frames) * (uint64_t) call->channels;
+  const size_t work_bytes = (size_t) FXK_WORK_BYTES(T, n2);
+  if (work_bytes > g->work_cap) {
+    size_t want = g->work_cap ? g->work_cap : 65536;
+    while (want < work_bytes)
+      want *= 2;
+    graphs_drop(g);
+    if (g->d_work)
+      G.api.cuMemFree(g->d_work);
+    g->d_work = 0;
+    g->work_cap = 0;
+    if ((r = CU(cuMemAlloc, &g->d_work, want)) != FX_CUDA_SUCCESS) {
+      g->d_work = 0;
+      fail(g, "cuMemAlloc", r);
+      return 0;
+    }
+    g->work_cap = want;
+    g->work_T = 0;
+  }
+  if (g->work_T != T || g->work_n2 != n2) { /* a new layout: clear flags and counter */
+    if ((r = CU(cuMemsetD8Async, g->d_work, 0, work_bytes, g->stream)) != FX_CUDA_SUCCESS) {
+      fail(g, "cuMemsetD8Async", r);
+      return 0;
+    }
+    g->work_T = T;
+    g->work_n2 = n2;
+    g->scan_base = 0;
+  }
+  return 1;
+}
+
 /* The work of one pass, enqueued on the stream (eagerly or while capturing). */
+/* variant: fxk_variant_t, + FXK_NVARIANTS for the scan kernel. io_bytes: samples plus
+ * FX_CTL_BYTES; the small block is [coef][state][hist][snap0][snap1]. */
 static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int variant,
                         size_t io_bytes, size_t coef_bytes, size_t down_bytes, int count,
                         const char **what)
-/* io_bytes: samples plus FX_CTL_BYTES; the small block is [coef][state][hist][snap0][snap1] */
 {
   CUresult r;
   fxk_seq_args_t a;
+  memset(&a, 0, sizeof(a));
   const size_t ts = call->dbl ? sizeof(double) : sizeof(float);
   const size_t state_bytes = (size_t) call->channels * (size_t) call->kstride * 2 * ts;
   a.coef = g->d_small;
@@ -402,10 +587,21 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
   if ((r = CU(cuMemcpyHtoDAsync, g->d_data, g->h_data, io_bytes, g->stream)) != FX_CUDA_SUCCESS)
     return r;
   void *params[] = {&a};
-  const unsigned blocks = (unsigned) ((call->channels + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  unsigned blocks = (unsigned) ((call->channels + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  unsigned threads = FXK_SEQ_BLOCK;
+  if (variant >= FXK_NVARIANTS) {
+    a.pw = g->d_pw;
+    a.work = g->d_work;
+    a.chunk = FX_SCAN_CHUNK;
+    a.nchunks = scan_chunks(call->frames);
+    a.lookback = FX_SCAN_LOOKBACK;
+    threads = FXK_SCAN_BLOCK;
+    blocks =
+        (unsigned) ((a.nchunks * (uint64_t) call->channels + FXK_SCAN_BLOCK - 1) / FXK_SCAN_BLOCK);
+  }
   *what = "cuLaunchKernel";
-  if ((r = CU(cuLaunchKernel, G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, g->stream,
-              params, NULL)) != FX_CUDA_SUCCESS)
+  if ((r = CU(cuLaunchKernel, G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, g->stream, params,
+              NULL)) != FX_CUDA_SUCCESS)
     return r;
   if (count)
     g->launches++;
@@ -452,7 +648,10 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     return -1;
   if (call->K > FXK_KMAX || call->K < 0 || call->channels < 1 || call->frames == 0)
     return 1;
-  const int variant = call->format == FX_SAMPLE_F64 ? FXK_F64 : (call->dbl ? FXK_F32D : FXK_F32S);
+  const int scan = use_scan(g, call);
+  const int variant =
+      (call->format == FX_SAMPLE_F64 ? FXK_F64 : (call->dbl ? FXK_F32D : FXK_F32S)) +
+      (scan ? FXK_NVARIANTS : 0);
   const size_t C = (size_t) call->channels, KT = (size_t) call->kstride;
   const size_t ts = call->dbl ? sizeof(double) : sizeof(float);
   const size_t ss = call->format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
@@ -483,12 +682,12 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
   }
   /* a new layout moves the state and hist inside the block: graphs hold the old offsets */
   if (g->layout_kstride != call->kstride || g->layout_channels != call->channels ||
-      g->layout_variant != variant) {
+      g->layout_variant != variant % FXK_NVARIANTS) {
     graphs_drop(g);
     g->shadow_valid = 0;
     g->layout_kstride = call->kstride;
     g->layout_channels = call->channels;
-    g->layout_variant = variant;
+    g->layout_variant = variant % FXK_NVARIANTS;
   }
   /* upload coefficients, state and history when they differ from what the device holds */
   unsigned char *hs = g->h_small;
@@ -507,7 +706,12 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     }
     memcpy(g->shadow, hs, mirror_bytes);
   }
-  uint64_t ctl[2] = {call->cut[0], call->cut[1]};
+  if (scan && !scan_prepare(g, call))
+    return g->broken ? -1 : 1;
+  if (scan && ++g->epoch >= (1u << 30))
+    g->epoch = 1;
+  const uint64_t ctl[4] = {call->cut[0], call->cut[1], scan ? g->epoch : 0,
+                           scan ? g->scan_base : 0};
   memcpy(g->h_data, ctl, sizeof(ctl));
   memcpy((unsigned char *) g->h_data + FX_CTL_BYTES, call->data, io_bytes - FX_CTL_BYTES);
 
@@ -559,6 +763,10 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
              FX_CUDA_SUCCESS) {
     fail(g, what, r);
     return -1;
+  }
+  if (scan) {
+    g->scan_base += scan_blocks(call->frames, call->channels);
+    g->scans++;
   }
   if ((r = CU(cuStreamSynchronize, g->stream)) != FX_CUDA_SUCCESS) {
     fail(g, "cuStreamSynchronize", r);
@@ -635,68 +843,108 @@ out:
 }
 
 double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format_t format, int dbl,
-                            int reps)
+                            int scan, int reps)
 {
-  if (!fx_cuda_probe(NULL, 0) || reps < 1 || channels < 1 || K < 0 || K > FXK_KMAX)
+  if (!fx_cuda_probe(NULL, 0) || reps < 1 || channels < 1 || K < 1 || K > FXK_KMAX ||
+      (scan && (K > FXK_SCAN_KMAX || frames < 2 * FX_SCAN_CHUNK)))
     return -1;
-  const int variant = format == FX_SAMPLE_F64 ? FXK_F64 : (dbl ? FXK_F32D : FXK_F32S);
+  const int variant = (format == FX_SAMPLE_F64 ? FXK_F64 : (dbl ? FXK_F32D : FXK_F32S)) +
+                      (scan ? FXK_NVARIANTS : 0);
   const size_t ts = dbl ? sizeof(double) : sizeof(float);
   const size_t ss = format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
-  const size_t C = (size_t) channels, KT = (size_t) K;
+  const size_t C = (size_t) channels, KT = (size_t) K, n2 = 2 * KT;
   const size_t io = frames * C * ss, cb = (KT * 5 * ts + 15) & ~(size_t) 15;
   const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
-  CUdeviceptr d = 0, sm = 0;
+  const size_t ctlb = (size_t) (reps + 1) * 4 * sizeof(uint64_t);
+  const uint64_t T = scan_chunks(frames) * C;
+  const size_t pwb = scan ? (size_t) (FX_SCAN_LOOKBACK + 1) * n2 * n2 * sizeof(double) : 8;
+  const size_t wb = scan ? (size_t) FXK_WORK_BYTES(T, n2) : 8;
+  CUdeviceptr d = 0, sm = 0, pw = 0, work = 0, dctl = 0;
   CUstream s = NULL;
   CUevent e0 = NULL, e1 = NULL;
   double sec = -1;
   float ms = 0;
   void *hc = NULL;
+  double *hpw = NULL, cf[5 * FXK_SCAN_KMAX];
+  uint64_t *hctl = NULL;
   G.api.cuCtxSetCurrent(G.ctx);
-  if (G.api.cuMemAlloc(&d, io ? io : 1) || G.api.cuMemAlloc(&sm, cb + 3 * sb + hb + 16) ||
+  if (G.api.cuMemAlloc(&d, io ? io : 1) || G.api.cuMemAlloc(&sm, cb + 3 * sb + hb) ||
+      G.api.cuMemAlloc(&pw, pwb) || G.api.cuMemAlloc(&work, wb) || G.api.cuMemAlloc(&dctl, ctlb) ||
       G.api.cuStreamCreate(&s, 1) || G.api.cuEventCreate(&e0, 0) || G.api.cuEventCreate(&e1, 0))
     goto out;
   /* a stable low-pass-like section (b = 0.25, 0.5, 0.25; a1 = -0.5, a2 = 0.25) everywhere */
   hc = calloc(1, cb);
-  if (!hc)
+  hpw = malloc(pwb);
+  hctl = calloc(1, ctlb);
+  if (!hc || !hpw || !hctl)
     goto out;
   for (size_t k = 0; k < KT; k++) {
     const double v[5] = {0.25, 0.5, 0.25, -0.5, 0.25};
     for (int i = 0; i < 5; i++) {
+      if (k < FXK_SCAN_KMAX)
+        cf[5 * k + i] = v[i];
       if (dbl)
         ((double *) hc)[5 * k + i] = v[i];
       else
         ((float *) hc)[5 * k + i] = (float) v[i];
     }
   }
+  if (scan && !scan_powers(cf, K, hpw))
+    goto out;
+  /* each launch its own ctl: {no checkpoints, epoch i + 1, block base} */
+  const unsigned blocks =
+      scan ? scan_blocks(frames, channels) : (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  for (int i = 0; i <= reps; i++) {
+    hctl[4 * i + 2] = (uint64_t) i + 1;
+    hctl[4 * i + 3] = (uint64_t) i * blocks;
+  }
   G.api.cuMemsetD8Async(d, 0, io, s);
-  G.api.cuMemsetD8Async(sm, 0, cb + 3 * sb + hb + 16, s);
+  G.api.cuMemsetD8Async(sm, 0, cb + 3 * sb + hb, s);
+  G.api.cuMemsetD8Async(work, 0, wb, s);
   G.api.cuMemcpyHtoDAsync(sm, hc, cb, s);
-  G.api.cuStreamSynchronize(s);
-  /* [coef][state][hist][snap0][snap1][ctl: zeros, no checkpoints] */
-  fxk_seq_args_t a = {sm,
-                      sm + cb,
-                      sm + cb + sb,
-                      d,
-                      frames,
-                      sm + cb + 3 * sb + hb,
-                      {sm + cb + sb + hb, sm + cb + 2 * sb + hb},
-                      channels,
-                      0,
-                      K,
-                      K};
+  G.api.cuMemcpyHtoDAsync(dctl, hctl, ctlb, s);
+  if (scan)
+    G.api.cuMemcpyHtoDAsync(pw, hpw, pwb, s);
+  if (G.api.cuStreamSynchronize(s))
+    goto out;
+  /* [coef][state][hist][snap0][snap1] */
+  fxk_seq_args_t a;
+  memset(&a, 0, sizeof(a));
+  a.coef = sm;
+  a.state = sm + cb;
+  a.hist = sm + cb + sb;
+  a.snap[0] = sm + cb + sb + hb;
+  a.snap[1] = sm + cb + 2 * sb + hb;
+  a.data = d;
+  a.frames = frames;
+  a.ctl = dctl;
+  a.pw = pw;
+  a.work = work;
+  a.chunk = FX_SCAN_CHUNK;
+  a.nchunks = scan_chunks(frames);
+  a.lookback = FX_SCAN_LOOKBACK;
+  a.channels = channels;
+  a.k0 = 0;
+  a.K = K;
+  a.kstride = K;
   void *params[] = {&a};
-  const unsigned blocks = (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
-  if (G.api.cuLaunchKernel(G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, s, params, NULL))
+  const unsigned threads = scan ? FXK_SCAN_BLOCK : FXK_SEQ_BLOCK;
+  if (G.api.cuLaunchKernel(G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, s, params, NULL) ||
+      G.api.cuStreamSynchronize(s))
     goto out; /* warm */
   G.api.cuEventRecord(e0, s);
-  for (int i = 0; i < reps; i++)
-    G.api.cuLaunchKernel(G.seq[variant], blocks, 1, 1, FXK_SEQ_BLOCK, 1, 1, 0, s, params, NULL);
+  for (int i = 1; i <= reps; i++) {
+    a.ctl = dctl + (CUdeviceptr) i * 4 * sizeof(uint64_t);
+    G.api.cuLaunchKernel(G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, s, params, NULL);
+  }
   G.api.cuEventRecord(e1, s);
   if (G.api.cuEventSynchronize(e1) == FX_CUDA_SUCCESS &&
       G.api.cuEventElapsedTime(&ms, e0, e1) == FX_CUDA_SUCCESS)
     sec = ms * 1e-3 / reps;
 out:
   free(hc);
+  free(hpw);
+  free(hctl);
   if (e0)
     G.api.cuEventDestroy(e0);
   if (e1)
@@ -707,5 +955,11 @@ out:
     G.api.cuMemFree(d);
   if (sm)
     G.api.cuMemFree(sm);
+  if (pw)
+    G.api.cuMemFree(pw);
+  if (work)
+    G.api.cuMemFree(work);
+  if (dctl)
+    G.api.cuMemFree(dctl);
   return sec;
 }

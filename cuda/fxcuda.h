@@ -44,13 +44,15 @@ void fx_cuda_attach(fx_cuda_t *g, fx_cascade_t *c);
 /* Capture and replay a graph per (frames, channels, sections, format) (default 1). */
 void fx_cuda_set_graphs(fx_cuda_t *g, int on);
 
-/* Buffers of at least this many frames per channel would use the time-parallel scan kernel
- * (0 = automatic). The scan kernel is not built yet: stored and reported, every pass runs the
- * sequential kernel. */
+/* Passes of at least this many frames per channel use the time-parallel scan kernel (for up to
+ * 16 sections and at least 2048 frames); 0 = automatic: the scan for at least 8192 frames and at
+ * most 64 channels (provisional until measured on a GPU; docs/cuda.md). */
 void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
 
 /* Kernel launches issued (a graph replay counts as one). */
 uint64_t fx_cuda_launches(const fx_cuda_t *g);
+/* Passes that ran the time-parallel scan kernel (statistics). */
+uint64_t fx_cuda_scans(const fx_cuda_t *g);
 /* Graphs captured (statistics; a replay of an existing graph does not count). */
 uint64_t fx_cuda_captures(const fx_cuda_t *g);
 
@@ -68,11 +70,12 @@ const char *fx_cuda_device_name(void);
 /* Measured device-to-device copy bandwidth in bytes/s over `bytes` (bench only); 0 on failure. */
 double fx_cuda_bench_d2d(size_t bytes, int reps);
 
-/* Runs `reps` sequential-kernel launches over data already on the device (frames x channels,
- * K sections, F32 or F64 stream, dbl arithmetic) and returns the mean seconds per launch measured
- * with CUDA events (bench only); < 0 on failure. */
+/* Runs `reps` launches of the sequential kernel (scan = 0) or of the time-parallel scan kernel
+ * (scan = 1) over data already on the device (frames x channels, K sections, F32 or F64 stream,
+ * dbl arithmetic) and returns the mean seconds per launch measured with CUDA events (bench only);
+ * < 0 on failure or an unsupported shape. */
 double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format_t format, int dbl,
-                            int reps);
+                            int scan, int reps);
 
 #ifdef __cplusplus
 }

@@ -13,3 +13,25 @@
 FXK_GLOBAL_SEQ(f64)
 FXK_GLOBAL_SEQ(f32d)
 FXK_GLOBAL_SEQ(f32s)
+
+/* Scan blocks take their index from a counter in the workspace, in the order they start, so a
+ * block only ever waits on blocks that already run (forward progress of the look-back). */
+#define FXK_GLOBAL_SCAN(SFX)                                                                       \
+  extern "C" __global__ void __launch_bounds__(FXK_SCAN_BLOCK) fxk_scan_##SFX(fxk_seq_args_t a)    \
+  {                                                                                                \
+    __shared__ unsigned long long blk;                                                             \
+    if (threadIdx.x == 0) {                                                                        \
+      const uint64_t T_ = a.nchunks * (uint64_t) a.channels;                                       \
+      unsigned long long *ctr =                                                                    \
+          (unsigned long long *) (uintptr_t) (a.work + FXK_WORK_FLAGS(T_) +                        \
+                                              2 * T_ * (uint64_t) (2 * a.K) * 8);                  \
+      const uint64_t *ctl = (const uint64_t *) (uintptr_t) a.ctl;                                  \
+      blk = atomicAdd(ctr, 1ULL) - ctl[3];                                                         \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    fxk_scan_body_##SFX(&a, (uint64_t) blk *blockDim.x + threadIdx.x);                             \
+  }
+
+FXK_GLOBAL_SCAN(f64)
+FXK_GLOBAL_SCAN(f32d)
+FXK_GLOBAL_SCAN(f32s)

@@ -42,8 +42,32 @@ typedef struct {
   uint64_t frames;  /* per channel */
   uint64_t ctl;     /* uint64_t [2]: checkpoint positions for this call (0: none), see snap */
   uint64_t snap[2]; /* T [C][kstride][2]: the state after ctl[i] frames (sections k0..k0+K-1) */
+  /* time-parallel scan kernel only (see below) */
+  uint64_t pw;      /* double [lookback + 1][2K][2K]: A^(m chunk), m = 0 .. lookback */
+  uint64_t work;    /* fxk_work layout: flags, aggregates, inclusive states, block counter */
+  uint64_t chunk;   /* frames per chunk */
+  uint64_t nchunks; /* chunks per channel */
   int32_t channels, k0, K, kstride;
+  int32_t lookback; /* chunks a thread may look back over aggregates before it waits */
+  int32_t pad_;
 } fxk_seq_args_t;
+
+/* Time-parallel scan kernel: sections up to FXK_SCAN_KMAX (state vectors of 2K <= 32). */
+#define FXK_SCAN_KMAX 16
+#define FXK_SCAN_N2 (2 * FXK_SCAN_KMAX)
+#define FXK_SCAN_BLOCK 128
+/* ctl[2]: the call's epoch (flags of older calls do not count); ctl[3]: the block counter's value
+ * when this launch started (blocks take their index from an atomic counter, in launch order). */
+#define FXK_SCAN_NAMES                                                                             \
+  {                                                                                                \
+    "fxk_scan_f64", "fxk_scan_f32d", "fxk_scan_f32s"                                               \
+  }
+
+/* Workspace of the scan for T threads (channels x chunks), state vectors of n2 doubles:
+ *   uint32_t flags[T] (epoch << 2 | 1: aggregate ready, | 2: inclusive state ready), padded to
+ *   8 bytes; double agg[T][n2]; double inc[T][n2]; uint64_t counter. */
+#define FXK_WORK_FLAGS(T) ((((uint64_t) (T) *4) + 7) & ~(uint64_t) 7)
+#define FXK_WORK_BYTES(T, n2) (FXK_WORK_FLAGS(T) + 2 * (uint64_t) (T) * (uint64_t) (n2) *8 + 8)
 
 /* Kernel names in the fatbin (extern "C"), indexed by fxk_variant_t. */
 typedef enum {
@@ -124,5 +148,171 @@ typedef enum {
 FXK_DEFINE_SEQ(f64, double, double)
 FXK_DEFINE_SEQ(f32d, float, double)
 FXK_DEFINE_SEQ(f32s, float, float)
+
+/* Memory ordering between the threads of the look-back. On the CPU (the tests' fake driver runs
+ * threads one after the other, in order) a predecessor has always finished: waiting would never
+ * end, so it aborts. */
+#ifdef __CUDACC__
+#define FXK_FENCE() __threadfence()
+#define FXK_LOAD_FLAG(p) (*(volatile const uint32_t *) (p))
+#define FXK_STORE_FLAG(p, v) atomicExch((unsigned int *) (p), (unsigned int) (v))
+#define FXK_LOAD_VEC(p) (*(volatile const double *) (p))
+#else
+#define FXK_FENCE() ((void) 0)
+#define FXK_LOAD_FLAG(p) (*(p))
+#define FXK_STORE_FLAG(p, v) (*(p) = (uint32_t) (v))
+#define FXK_LOAD_VEC(p) (*(p))
+#endif
+#ifdef __CUDACC__
+#define FXK_SPIN_CHECK(ready) ((void) 0)
+#else
+#include <stdlib.h>
+#define FXK_SPIN_CHECK(ready)                                                                      \
+  do {                                                                                             \
+    if (!(ready))                                                                                  \
+      abort();                                                                                     \
+  } while (0)
+#endif
+
+/* acc += M v, M n2 x n2 row-major (double). */
+FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n2)
+{
+  for (int r = 0; r < n2; r++) {
+    double t = 0;
+    for (int c = 0; c < n2; c++)
+      t += M[r * n2 + c] * v[c];
+    acc[r] += t;
+  }
+}
+
+/* Time-parallel scan kernel, thread t = channel * nchunks + chunk j (chunks of `chunk` frames,
+ * the last one shorter). Each thread
+ *   A. filters its chunk from the zero state and publishes the end state e_j (its aggregate);
+ *      chunk 0 starts from the cascade's state instead and publishes its true end state;
+ *   B. gets its incoming state s_j = S_{j-1} by decoupled look-back: walking back over the
+ *      chunks k < j of its channel, acc += A^((j-1-k) chunk) e_k while only aggregates are
+ *      ready, until a chunk's inclusive state S_k is ready (acc += A^(...) S_k) or the
+ *      precomputed powers run out (then it waits for that chunk's inclusive state); then it
+ *      publishes S_j = A^chunk s_j + e_j;
+ *   C. filters its chunk again from s_j, writing the output (and the boundary history, the
+ *      checkpoints and the final state where they fall in its chunk).
+ * The state vector is [K][2] (z1, z2 per section), the recurrence that of the sequential kernel.
+ * Chunk 0 does A and C in one pass. One launch per buffer whatever K. */
+#define FXK_DEFINE_SCAN(SFX, IO, TT)                                                               \
+  FXK_DEV void fxk_scan_body_##SFX(const fxk_seq_args_t *a, uint64_t t)                            \
+  {                                                                                                \
+    typedef TT T;                                                                                  \
+    const uint64_t nch = a->nchunks, L = a->chunk, frames = a->frames;                             \
+    if (t >= nch * (uint64_t) a->channels)                                                         \
+      return;                                                                                      \
+    const int64_t ch = (int64_t) (t / nch);                                                        \
+    const uint64_t j = t % nch;                                                                    \
+    const int K = a->K, n2 = 2 * a->K;                                                             \
+    const int64_t C = a->channels, ks = a->kstride;                                                \
+    const T *coef = (const T *) (uintptr_t) a->coef + 5 * (int64_t) a->k0;                         \
+    T *st = (T *) (uintptr_t) a->state + (ch * ks + a->k0) * 2;                                    \
+    double *h = (double *) (uintptr_t) a->hist + (ch * (ks + 1) + a->k0) * 2;                      \
+    IO *d = (IO *) (uintptr_t) a->data + ch;                                                       \
+    const uint64_t *ctl = (const uint64_t *) (uintptr_t) a->ctl;                                   \
+    const uint64_t cut0 = ctl[0], cut1 = ctl[1];                                                   \
+    const uint32_t epoch = (uint32_t) ctl[2];                                                      \
+    T *s0 = (T *) (uintptr_t) a->snap[0] + (ch * ks + a->k0) * 2;                                  \
+    T *s1 = (T *) (uintptr_t) a->snap[1] + (ch * ks + a->k0) * 2;                                  \
+    const uint64_t TT_ = nch * (uint64_t) C;                                                       \
+    uint32_t *flags = (uint32_t *) (uintptr_t) a->work;                                            \
+    double *agg = (double *) (uintptr_t) (a->work + FXK_WORK_FLAGS(TT_));                          \
+    double *inc = agg + TT_ * (uint64_t) n2;                                                       \
+    const double *pw = (const double *) (uintptr_t) a->pw;                                         \
+    const uint64_t f0 = j * L, f1 = j + 1 == nch ? frames : f0 + L;                                \
+    const uint64_t body = frames < 2 ? 0 : frames - 2;                                             \
+    T z[FXK_SCAN_N2];                                                                              \
+    double e[FXK_SCAN_N2], acc[FXK_SCAN_N2];                                                       \
+    /* A: from zero state (chunk 0: from the cascade's state, then it is done) */                  \
+    for (int s = 0; s < n2; s++)                                                                   \
+      z[s] = j == 0 ? st[s] : (T) 0;                                                               \
+    if (j > 0) {                                                                                   \
+      for (uint64_t i = f0; i < f1; i++) {                                                         \
+        T v = (T) d[i * (uint64_t) C];                                                             \
+        for (int s = 0; s < K; s++)                                                                \
+          FXK_STEP(coef + 5 * s, v, z, s);                                                         \
+      }                                                                                            \
+      for (int s = 0; s < n2; s++)                                                                 \
+        e[s] = (double) z[s];                                                                      \
+      for (int s = 0; s < n2; s++)                                                                 \
+        agg[t * (uint64_t) n2 + s] = e[s];                                                         \
+      FXK_FENCE();                                                                                 \
+      FXK_STORE_FLAG(&flags[t], (epoch << 2) | 1u);                                                \
+      /* B: decoupled look-back over the chunks of this channel */                                 \
+      for (int s = 0; s < n2; s++)                                                                 \
+        acc[s] = 0;                                                                                \
+      uint64_t k = t - 1;                                                                          \
+      int m = 0;                                                                                   \
+      for (;;) {                                                                                   \
+        const uint32_t f = FXK_LOAD_FLAG(&flags[k]);                                               \
+        const int ready = (f >> 2) == epoch ? (int) (f & 3u) : 0;                                  \
+        if (ready == 2 || (ready == 1 && m < a->lookback)) {                                       \
+          const double *src = (ready == 2 ? inc : agg) + k * (uint64_t) n2;                        \
+          double v[FXK_SCAN_N2];                                                                   \
+          FXK_FENCE();                                                                             \
+          for (int s = 0; s < n2; s++)                                                             \
+            v[s] = FXK_LOAD_VEC(&src[s]);                                                          \
+          if (m == 0)                                                                              \
+            for (int s = 0; s < n2; s++)                                                           \
+              acc[s] += v[s];                                                                      \
+          else                                                                                     \
+            fxk_matvec_add(acc, pw + (uint64_t) m * n2 * n2, v, n2);                               \
+          if (ready == 2)                                                                          \
+            break;                                                                                 \
+          m++;                                                                                     \
+          k--;                                                                                     \
+        }                                                                                          \
+        FXK_SPIN_CHECK(ready);                                                                     \
+      }                                                                                            \
+      /* S_j = A^L s_j + e_j, published for the chunks after this one */                           \
+      if (j + 1 < nch) {                                                                           \
+        double S[FXK_SCAN_N2];                                                                     \
+        for (int s = 0; s < n2; s++)                                                               \
+          S[s] = e[s];                                                                             \
+        fxk_matvec_add(S, pw + (uint64_t) n2 * n2, acc, n2);                                       \
+        for (int s = 0; s < n2; s++)                                                               \
+          inc[t * (uint64_t) n2 + s] = S[s];                                                       \
+        FXK_FENCE();                                                                               \
+        FXK_STORE_FLAG(&flags[t], (epoch << 2) | 2u);                                              \
+      }                                                                                            \
+      for (int s = 0; s < n2; s++)                                                                 \
+        z[s] = (T) acc[s];                                                                         \
+    }                                                                                              \
+    /* C: the chunk from its true incoming state, writing the output */                            \
+    for (uint64_t i = f0; i < f1; i++) {                                                           \
+      T v = (T) d[i * (uint64_t) C];                                                               \
+      if (i < body) {                                                                              \
+        for (int s = 0; s < K; s++)                                                                \
+          FXK_STEP(coef + 5 * s, v, z, s);                                                         \
+      } else {                                                                                     \
+        for (int s = 0; s < K; s++) {                                                              \
+          h[2 * s + 1] = h[2 * s];                                                                 \
+          h[2 * s] = (double) v;                                                                   \
+          FXK_STEP(coef + 5 * s, v, z, s);                                                         \
+        }                                                                                          \
+        h[2 * K + 1] = h[2 * K];                                                                   \
+        h[2 * K] = (double) v;                                                                     \
+      }                                                                                            \
+      d[i * (uint64_t) C] = (IO) v;                                                                \
+      FXK_SNAP(i);                                                                                 \
+      if (j == 0 && j + 1 < nch && i + 1 == f1) { /* chunk 0 publishes its true end state */       \
+        for (int s = 0; s < n2; s++)                                                               \
+          inc[t * (uint64_t) n2 + s] = (double) z[s];                                              \
+        FXK_FENCE();                                                                               \
+        FXK_STORE_FLAG(&flags[t], (epoch << 2) | 2u);                                              \
+      }                                                                                            \
+    }                                                                                              \
+    if (j + 1 == nch)                                                                              \
+      for (int s = 0; s < n2; s++)                                                                 \
+        st[s] = z[s];                                                                              \
+  }
+
+FXK_DEFINE_SCAN(f64, double, double)
+FXK_DEFINE_SCAN(f32d, float, double)
+FXK_DEFINE_SCAN(f32s, float, float)
 
 #endif

@@ -64,13 +64,28 @@ static void run_op(const op_t *o)
     memset(o->dst, o->v, o->n);
     break;
   case OP_LAUNCH:
+    /* threads one after the other in index order: a scan thread's predecessors have finished */
     for (int64_t t = 0; t < (int64_t) o->threads; t++) {
-      if (o->fn == FXK_F64)
+      switch (o->fn) {
+      case FXK_F64:
         fxk_seq_body_f64(&o->args, t);
-      else if (o->fn == FXK_F32D)
+        break;
+      case FXK_F32D:
         fxk_seq_body_f32d(&o->args, t);
-      else
+        break;
+      case FXK_F32S:
         fxk_seq_body_f32s(&o->args, t);
+        break;
+      case FXK_NVARIANTS + FXK_F64:
+        fxk_scan_body_f64(&o->args, (uint64_t) t);
+        break;
+      case FXK_NVARIANTS + FXK_F32D:
+        fxk_scan_body_f32d(&o->args, (uint64_t) t);
+        break;
+      default:
+        fxk_scan_body_f32s(&o->args, (uint64_t) t);
+        break;
+      }
     }
     break;
   }
@@ -156,10 +171,11 @@ EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
-  static const char *const names[FXK_NVARIANTS] = FXK_SEQ_NAMES;
+  static const char *const seq[FXK_NVARIANTS] = FXK_SEQ_NAMES;
+  static const char *const scan[FXK_NVARIANTS] = FXK_SCAN_NAMES;
   (void) mod;
-  for (intptr_t i = 0; i < FXK_NVARIANTS; i++)
-    if (strcmp(name, names[i]) == 0) {
+  for (intptr_t i = 0; i < 2 * FXK_NVARIANTS; i++)
+    if (strcmp(name, i < FXK_NVARIANTS ? seq[i] : scan[i - FXK_NVARIANTS]) == 0) {
       *f = (CUfunction) (i + 1);
       return 0;
     }
@@ -246,7 +262,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
                                void **extra)
 {
   const intptr_t fn = (intptr_t) f - 1;
-  if (fn < 0 || fn >= FXK_NVARIANTS || !params || extra || gy != 1 || gz != 1 || by != 1 ||
+  if (fn < 0 || fn >= 2 * FXK_NVARIANTS || !params || extra || gy != 1 || gz != 1 || by != 1 ||
       bz != 1 || shared != 0 || bx > 1024)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
   op_t o = {.kind = OP_LAUNCH, .fn = (int) fn, .threads = gx * bx};

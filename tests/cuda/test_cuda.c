@@ -59,11 +59,12 @@ static void *to_stream(const double *x, size_t n, fx_sample_format_t fmt)
 }
 
 /* One accuracy case: random cascade and input, GPU engine vs float64 CPU engine. */
-static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int graphs, size_t buf)
+static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int graphs, size_t buf,
+                          size_t scan_threshold)
 {
   const size_t n = frames * (size_t) C;
   fx_sos_t *sos = malloc((size_t) K * sizeof(*sos));
-  double *x = malloc(n * sizeof(double));
+  double *x = calloc(n ? n : 1, sizeof(double));
   double *ref = malloc(n * sizeof(double));
   if (!sos || !x || !ref) {
     CHECK(0, "out of memory (%zu frames x %d)", frames, C);
@@ -90,6 +91,7 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   fx_cascade_configure(c, C, v->fmt, v->prec);
   fx_cascade_set_sections(c, sos, K, 1.0);
   fx_cuda_set_graphs(g, graphs);
+  fx_cuda_set_scan_threshold(g, scan_threshold);
   fx_cuda_attach(g, c);
   size_t nbuf = 0;
   process_in_buffers(c, y, frames, C, v->fmt, buf, &nbuf);
@@ -130,8 +132,12 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   }
   CHECK(unwritten == 0, "%s %zu x %d K=%d: %zu samples still hold their input", v->name, frames, C,
         K, unwritten);
-  printf("  %-10s %9zu frames x %4d ch, K=%2d, graphs=%d: rel err %.2e, %zu buffer(s)\n", v->name,
-         frames, C, K, graphs, e, nbuf);
+  printf("  %-10s %9zu frames x %4d ch, K=%2d, graphs=%d: rel err %.2e, %zu buffer(s), %" PRIu64
+         " scan\n",
+         v->name, frames, C, K, graphs, e, nbuf, fx_cuda_scans(g));
+  if (scan_threshold)
+    CHECK(fx_cuda_scans(g) == nbuf, "%s: %" PRIu64 " of %zu passes took the scan kernel", v->name,
+          fx_cuda_scans(g), nbuf);
   fx_cuda_free(g);
   fx_cascade_free(c);
   fx_cascade_free(r);
@@ -168,18 +174,31 @@ static void invariance_case(size_t frames, int C, int K, const variant_t *v)
   const size_t n = frames * (size_t) C;
   const size_t bytes = n * (v->fmt == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float));
   fx_sos_t sos[32];
-  double *x = malloc(n * sizeof(double));
+  double *x = calloc(n ? n : 1, sizeof(double));
   random_sections(sos, K, v->rmax);
   random_input(x, n);
   const uint64_t seed = rng_next();
-  uint64_t l1, c1, l2, c2, l3, c3, l4, c4;
+  uint64_t l1, c1, l2, c2, l3, c3, l4, c4, l5, c5;
   void *whole = gpu_run(x, frames, C, sos, K, v, 0, 0, seed, &l1, &c1);
   void *split = gpu_run(x, frames, C, sos, K, v, 0, (size_t) -1, seed, &l2, &c2);
   void *graph = gpu_run(x, frames, C, sos, K, v, 1, (size_t) -1, seed, &l3, &c3);
   void *fixed = gpu_run(x, frames, C, sos, K, v, 1, 512, seed, &l4, &c4);
-  CHECK(memcmp(whole, split, bytes) == 0, "%s: random splits differ from one buffer", v->name);
+  void *wgraph = gpu_run(x, frames, C, sos, K, v, 1, 0, seed, &l5, &c5);
+  /* one buffer of this size takes the scan kernel (chunks from zero state, corrected): equal to
+   * the sequential kernel of the random splits within DESIGN's bar for buffer splits (F64:
+   * 1e-12 relative; F32: rounding) */
+  double *wd = malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; i++)
+    wd[i] = v->fmt == FX_SAMPLE_F64 ? ((double *) whole)[i] : ((float *) whole)[i];
+  const double es = rel_err(split, v->fmt == FX_SAMPLE_F64, wd, n);
+  const double bar = v->fmt == FX_SAMPLE_F64 ? 1e-12 : v->prec == FX_PRECISION_DOUBLE ? 1e-7 : 1e-5;
+  CHECK(es <= bar, "%s: random splits vs one (scanned) buffer: rel diff %.3g > %.1g", v->name, es,
+        bar);
+  free(wd);
   CHECK(memcmp(split, graph, bytes) == 0, "%s: graph replay differs from eager launches", v->name);
-  CHECK(memcmp(whole, fixed, bytes) == 0, "%s: 512-frame graph replays differ", v->name);
+  CHECK(memcmp(split, fixed, bytes) == 0, "%s: 512-frame graph replays differ", v->name);
+  CHECK(memcmp(whole, wgraph, bytes) == 0, "%s: scan: graph replay differs from eager", v->name);
+  CHECK(l5 == 1 && c5 == 1, "scan graph: %" PRIu64 " launches, %" PRIu64 " captures", l5, c5);
   CHECK(l1 == 1 && c1 == 0, "one eager buffer: %" PRIu64 " launches, %" PRIu64 " captures", l1, c1);
   CHECK(l2 == l3, "eager %" PRIu64 " vs graph %" PRIu64 " launches for the same buffers", l2, l3);
   const uint64_t nb = (frames + 511) / 512;
@@ -192,6 +211,7 @@ static void invariance_case(size_t frames, int C, int K, const variant_t *v)
   free(split);
   free(graph);
   free(fixed);
+  free(wgraph);
   free(x);
 }
 
@@ -245,9 +265,9 @@ static void change_case(const variant_t *v)
  * which an offloaded pass does inside its one launch; a later change of the last stage with a
  * new section count warms it up by re-running the earlier stages from such a checkpoint. The
  * output must follow the CPU engine doing the same, and steady-state buffers take one launch. */
-static void stages_case(const variant_t *v)
+static void stages_case(const variant_t *v, int B, int NB, size_t scan_threshold)
 {
-  const int C = 2, B = 1000, NB = 30;
+  const int C = 2, ichange = NB * 17 / 30;
   const size_t n = (size_t) B * NB * C;
   fx_sos_t a[4], b[3], d[6];
   /* slow poles in the first stage, so that its state at the checkpoint matters over the whole
@@ -269,29 +289,34 @@ static void stages_case(const variant_t *v)
   fx_cascade_set_stages(r, st, 3);
   fx_cascade_set_stages(c, st, 3);
   fx_cuda_t *g = fx_cuda_new(NULL, 0);
+  fx_cuda_set_scan_threshold(g, scan_threshold);
   fx_cuda_attach(g, c);
   const size_t fb = (size_t) C * (v->fmt == FX_SAMPLE_F64 ? 8 : 4);
   uint64_t steady = 0;
   for (int i = 0; i < NB; i++) {
-    if (i == 17) { /* new section count for the last stage: a warm-up */
+    if (i == ichange) { /* new section count for the last stage: a warm-up */
       st[2].sos = d;
       st[2].n = 6;
       fx_cascade_set_stages(r, st, 3);
       fx_cascade_set_stages(c, st, 3);
     }
-    if (i == 16)
+    if (i == ichange - 1)
       steady = fx_cuda_launches(g);
     fx_cascade_process(r, ref + (size_t) i * B * C, B);
     fx_cascade_process(c, (unsigned char *) y + (size_t) i * B * fb, B);
   }
   CHECK(fx_cuda_error(g) == NULL, "CUDA failed: %s", fx_cuda_error(g));
-  CHECK(steady == 16, "%s: %" PRIu64 " launches for 16 steady-state buffers of 3 stages", v->name,
-        steady);
+  CHECK(steady == (uint64_t) ichange - 1,
+        "%s: %" PRIu64 " launches for %d steady-state buffers of 3 stages", v->name, steady,
+        ichange - 1);
   const double e = rel_err(y, v->fmt == FX_SAMPLE_F64, ref, n);
   CHECK(e <= v->bar * (v->prec == FX_PRECISION_SINGLE ? 100 : 1),
         "%s: staged cascade with checkpoints and a warm-up: rel err %.3g", v->name, e);
-  printf("  %-10s 3 stages, checkpoints, warm-up: rel err %.2e, %" PRIu64 " launches\n", v->name, e,
-         fx_cuda_launches(g));
+  printf("  %-10s 3 stages, %d-frame buffers, checkpoints, warm-up: rel err %.2e, %" PRIu64
+         " launches, %" PRIu64 " scan\n",
+         v->name, B, e, fx_cuda_launches(g), fx_cuda_scans(g));
+  if (scan_threshold)
+    CHECK(fx_cuda_scans(g) >= (uint64_t) ichange, "%s: the scan did not run", v->name);
   fx_cuda_free(g);
   fx_cascade_free(c);
   fx_cascade_free(r);
@@ -330,11 +355,29 @@ int main(void)
       size_t frames = full[i].frames;
       if (quick && frames * (size_t) full[i].C * (size_t) full[i].K > 4000000)
         frames = 4000000 / ((size_t) full[i].C * (size_t) full[i].K);
-      accuracy_case(frames, full[i].C, full[i].K, v, (int) (i % 2), full[i].buf);
+      accuracy_case(frames, full[i].C, full[i].K, v, (int) (i % 2), full[i].buf, 0);
     }
-    invariance_case(quick ? 5000 : 100000, 3, 7, v);
+    /* the time-parallel scan, forced: few chunks, a remainder, many chunks (far more than the
+     * look-back window, so threads wait on inclusive states: forward progress), K = 1 to 16,
+     * several channels, graphs and eager */
+    static const struct {
+      size_t frames;
+      int C, K;
+      size_t buf;
+    } scan[] = {
+        {2048, 1, 1, 0},     {3001, 2, 5, 0},     {4096 * 3 + 7, 3, 16, 0}, {50000, 1, 8, 0},
+        {20000, 2, 4, 5000}, {10000000, 1, 8, 0}, {1000000, 7, 3, 0},       {300000, 64, 16, 0},
+    };
+    for (size_t i = 0; i < sizeof(scan) / sizeof(scan[0]); i++) {
+      size_t frames = scan[i].frames;
+      if (quick && frames * (size_t) scan[i].C * (size_t) scan[i].K > 4000000)
+        frames = 4000000 / ((size_t) scan[i].C * (size_t) scan[i].K);
+      accuracy_case(frames, scan[i].C, scan[i].K, v, (int) (i % 2), scan[i].buf, 2048);
+    }
+    invariance_case(quick ? 20000 : 100000, 3, 7, v);
     change_case(v);
-    stages_case(v);
+    stages_case(v, 1000, 30, 0);
+    stages_case(v, 5000, 10, 2048);
   }
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
