@@ -55,7 +55,8 @@ static struct {
   CUdevice dev;
   CUcontext ctx;
   CUmodule mod;
-  CUfunction fn[2 * FXK_NVARIANTS]; /* sequential kernels, then scan kernels (fxk_variant_t) */
+  /* [0: sequential, 1: scan][fxk_variant_t][KC] (kernels.h) */
+  CUfunction fn[2][FXK_NVARIANTS][FXK_SPEC + 1];
   char name[160];
   /* fault injection */
   char fail_name[64];
@@ -174,14 +175,17 @@ static void global_init(void)
     cu_reason(G.why, sizeof(G.why), "cuModuleLoadData (embedded kernels)", r);
     return;
   }
-  static const char *const seq[FXK_NVARIANTS] = FXK_SEQ_NAMES;
-  static const char *const scan[FXK_NVARIANTS] = FXK_SCAN_NAMES;
-  for (int i = 0; i < 2 * FXK_NVARIANTS; i++)
-    if ((r = CU(cuModuleGetFunction, &G.fn[i], G.mod,
-                i < FXK_NVARIANTS ? seq[i] : scan[i - FXK_NVARIANTS])) != FX_CUDA_SUCCESS) {
-      cu_reason(G.why, sizeof(G.why), "cuModuleGetFunction", r);
-      return;
-    }
+  static const char *const vn[FXK_NVARIANTS] = FXK_VARIANT_NAMES;
+  for (int kind = 0; kind < 2; kind++)
+    for (int v = 0; v < FXK_NVARIANTS; v++)
+      for (int kc = kind; kc <= FXK_SPEC; kc++) {
+        char fname[64];
+        snprintf(fname, sizeof(fname), "fxk_%s_%s_k%d", kind ? "scan" : "seq", vn[v], kc);
+        if ((r = CU(cuModuleGetFunction, &G.fn[kind][v][kc], G.mod, fname)) != FX_CUDA_SUCCESS) {
+          cu_reason(G.why, sizeof(G.why), "cuModuleGetFunction", r);
+          return;
+        }
+      }
   G.ok = 1;
 }
 
@@ -411,6 +415,13 @@ static int reserve(fx_cuda_t *g, CUdeviceptr *d, void **h, size_t *cap, size_t b
   return 1;
 }
 
+/* The kernel for a variant (fxk_variant_t, + FXK_NVARIANTS for the scan) and K sections. */
+static CUfunction kernel_for(int variant, int K)
+{
+  const int kind = variant >= FXK_NVARIANTS;
+  return G.fn[kind][variant % FXK_NVARIANTS][K >= 1 && K <= FXK_SPEC ? K : 0];
+}
+
 /* Chunks per channel of the scan: the last one takes the remainder (FX_SCAN_CHUNK to
  * 2 FX_SCAN_CHUNK - 1 frames, so the last two frames, which record the history, are in it). */
 static uint64_t scan_chunks(uint64_t frames)
@@ -600,8 +611,8 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
         (unsigned) ((a.nchunks * (uint64_t) call->channels + FXK_SCAN_BLOCK - 1) / FXK_SCAN_BLOCK);
   }
   *what = "cuLaunchKernel";
-  if ((r = CU(cuLaunchKernel, G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, g->stream, params,
-              NULL)) != FX_CUDA_SUCCESS)
+  if ((r = CU(cuLaunchKernel, kernel_for(variant, call->K), blocks, 1, 1, threads, 1, 1, 0,
+              g->stream, params, NULL)) != FX_CUDA_SUCCESS)
     return r;
   if (count)
     g->launches++;
@@ -929,13 +940,14 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   a.kstride = K;
   void *params[] = {&a};
   const unsigned threads = scan ? FXK_SCAN_BLOCK : FXK_SEQ_BLOCK;
-  if (G.api.cuLaunchKernel(G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, s, params, NULL) ||
+  if (G.api.cuLaunchKernel(kernel_for(variant, K), blocks, 1, 1, threads, 1, 1, 0, s, params,
+                           NULL) ||
       G.api.cuStreamSynchronize(s))
     goto out; /* warm */
   G.api.cuEventRecord(e0, s);
   for (int i = 1; i <= reps; i++) {
     a.ctl = dctl + (CUdeviceptr) i * 4 * sizeof(uint64_t);
-    G.api.cuLaunchKernel(G.fn[variant], blocks, 1, 1, threads, 1, 1, 0, s, params, NULL);
+    G.api.cuLaunchKernel(kernel_for(variant, K), blocks, 1, 1, threads, 1, 1, 0, s, params, NULL);
   }
   G.api.cuEventRecord(e1, s);
   if (G.api.cuEventSynchronize(e1) == FX_CUDA_SUCCESS &&

@@ -58,10 +58,6 @@ typedef struct {
 #define FXK_SCAN_BLOCK 128
 /* ctl[2]: the call's epoch (flags of older calls do not count); ctl[3]: the block counter's value
  * when this launch started (blocks take their index from an atomic counter, in launch order). */
-#define FXK_SCAN_NAMES                                                                             \
-  {                                                                                                \
-    "fxk_scan_f64", "fxk_scan_f32d", "fxk_scan_f32s"                                               \
-  }
 
 /* Workspace of the scan for T threads (channels x chunks), state vectors of n2 doubles:
  *   uint32_t flags[T] (epoch << 2 | 1: aggregate ready, | 2: inclusive state ready), padded to
@@ -77,9 +73,12 @@ typedef enum {
   FXK_NVARIANTS
 } fxk_variant_t;
 
-#define FXK_SEQ_NAMES                                                                              \
+/* Kernels: fxk_<kind>_<variant>_k<KC>, kind seq (KC = 0 .. FXK_SPEC, 0: any K up to FXK_KMAX)
+ * or scan (KC = 1 .. FXK_SPEC); the host picks KC = K when K <= FXK_SPEC, else 0. */
+#define FXK_SPEC 16
+#define FXK_VARIANT_NAMES                                                                          \
   {                                                                                                \
-    "fxk_seq_f64", "fxk_seq_f32d", "fxk_seq_f32s"                                                  \
+    "f64", "f32d", "f32s"                                                                          \
   }
 
 #define FXK_STEP(c, v, z, s)                                                                       \
@@ -101,13 +100,13 @@ typedef enum {
         s1[s] = z[s];                                                                              \
   } while (0)
 
-#define FXK_DEFINE_SEQ(SFX, IO, TT)                                                                \
-  FXK_DEV void fxk_seq_body_##SFX(const fxk_seq_args_t *a, int64_t ch)                             \
+#define FXK_DEFINE_SEQ(SFX, IO, TT, KC)                                                            \
+  FXK_DEV void fxk_seq_body_##SFX##_##KC(const fxk_seq_args_t *a, int64_t ch)                      \
   {                                                                                                \
     typedef TT T;                                                                                  \
     if (ch >= (int64_t) a->channels)                                                               \
       return;                                                                                      \
-    const int K = a->K;                                                                            \
+    const int K = KC > 0 ? KC : a->K;                                                              \
     const int64_t C = a->channels, ks = a->kstride;                                                \
     const uint64_t frames = a->frames;                                                             \
     const T *coef = (const T *) (uintptr_t) a->coef + 5 * (int64_t) a->k0;                         \
@@ -118,7 +117,7 @@ typedef enum {
     const uint64_t cut0 = ctl[0], cut1 = ctl[1];                                                   \
     T *s0 = (T *) (uintptr_t) a->snap[0] + (ch * ks + a->k0) * 2;                                  \
     T *s1 = (T *) (uintptr_t) a->snap[1] + (ch * ks + a->k0) * 2;                                  \
-    T z[2 * FXK_KMAX];                                                                             \
+    T z[KC > 0 ? 2 * KC : 2 * FXK_KMAX];                                                           \
     for (int s = 0; s < 2 * K; s++)                                                                \
       z[s] = st[s];                                                                                \
     const uint64_t body = frames < 2 ? 0 : frames - 2;                                             \
@@ -145,9 +144,34 @@ typedef enum {
       st[s] = z[s];                                                                                \
   }
 
-FXK_DEFINE_SEQ(f64, double, double)
-FXK_DEFINE_SEQ(f32d, float, double)
-FXK_DEFINE_SEQ(f32s, float, float)
+/* Bodies with the section count fixed at compile time (KC = 1 .. 16: the loops over sections
+ * unroll and the state stays in registers) and one for any K (KC = 0, state in local memory).
+ * Each becomes its own kernel (own register allocation), named by fxk_kernel_name(). */
+#define FXK_SPECIALISE(DEF, SFX, IO, TT)                                                           \
+  DEF(SFX, IO, TT, 1)                                                                              \
+  DEF(SFX, IO, TT, 2)                                                                              \
+  DEF(SFX, IO, TT, 3)                                                                              \
+  DEF(SFX, IO, TT, 4)                                                                              \
+  DEF(SFX, IO, TT, 5)                                                                              \
+  DEF(SFX, IO, TT, 6)                                                                              \
+  DEF(SFX, IO, TT, 7)                                                                              \
+  DEF(SFX, IO, TT, 8)                                                                              \
+  DEF(SFX, IO, TT, 9)                                                                              \
+  DEF(SFX, IO, TT, 10)                                                                             \
+  DEF(SFX, IO, TT, 11)                                                                             \
+  DEF(SFX, IO, TT, 12)                                                                             \
+  DEF(SFX, IO, TT, 13)                                                                             \
+  DEF(SFX, IO, TT, 14)                                                                             \
+  DEF(SFX, IO, TT, 15)                                                                             \
+  DEF(SFX, IO, TT, 16)
+
+#define FXK_DEFINE_SEQ_ALL(SFX, IO, TT)                                                            \
+  FXK_SPECIALISE(FXK_DEFINE_SEQ, SFX, IO, TT)                                                      \
+  FXK_DEFINE_SEQ(SFX, IO, TT, 0)
+
+FXK_DEFINE_SEQ_ALL(f64, double, double)
+FXK_DEFINE_SEQ_ALL(f32d, float, double)
+FXK_DEFINE_SEQ_ALL(f32s, float, float)
 
 /* Memory ordering between the threads of the look-back. On the CPU (the tests' fake driver runs
  * threads one after the other, in order) a predecessor has always finished: waiting would never
@@ -174,9 +198,15 @@ FXK_DEFINE_SEQ(f32s, float, float)
   } while (0)
 #endif
 
-/* acc += M v, M n2 x n2 row-major (double). */
+/* acc += M v, M n2 x n2 row-major (double). Rows are not unrolled (registers). */
+#ifdef __CUDACC__
+#define FXK_NO_UNROLL _Pragma("unroll 1")
+#else
+#define FXK_NO_UNROLL
+#endif
 FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n2)
 {
+  FXK_NO_UNROLL
   for (int r = 0; r < n2; r++) {
     double t = 0;
     for (int c = 0; c < n2; c++)
@@ -198,8 +228,8 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
  *      checkpoints and the final state where they fall in its chunk).
  * The state vector is [K][2] (z1, z2 per section), the recurrence that of the sequential kernel.
  * Chunk 0 does A and C in one pass. One launch per buffer whatever K. */
-#define FXK_DEFINE_SCAN(SFX, IO, TT)                                                               \
-  FXK_DEV void fxk_scan_body_##SFX(const fxk_seq_args_t *a, uint64_t t)                            \
+#define FXK_DEFINE_SCAN(SFX, IO, TT, KC)                                                           \
+  FXK_DEV void fxk_scan_body_##SFX##_##KC(const fxk_seq_args_t *a, uint64_t t)                     \
   {                                                                                                \
     typedef TT T;                                                                                  \
     const uint64_t nch = a->nchunks, L = a->chunk, frames = a->frames;                             \
@@ -207,7 +237,7 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
       return;                                                                                      \
     const int64_t ch = (int64_t) (t / nch);                                                        \
     const uint64_t j = t % nch;                                                                    \
-    const int K = a->K, n2 = 2 * a->K;                                                             \
+    const int K = KC, n2 = 2 * KC;                                                                 \
     const int64_t C = a->channels, ks = a->kstride;                                                \
     const T *coef = (const T *) (uintptr_t) a->coef + 5 * (int64_t) a->k0;                         \
     T *st = (T *) (uintptr_t) a->state + (ch * ks + a->k0) * 2;                                    \
@@ -225,8 +255,8 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
     const double *pw = (const double *) (uintptr_t) a->pw;                                         \
     const uint64_t f0 = j * L, f1 = j + 1 == nch ? frames : f0 + L;                                \
     const uint64_t body = frames < 2 ? 0 : frames - 2;                                             \
-    T z[FXK_SCAN_N2];                                                                              \
-    double e[FXK_SCAN_N2], acc[FXK_SCAN_N2];                                                       \
+    T z[2 * KC];                                                                                   \
+    double e[2 * KC], acc[2 * KC];                                                                 \
     /* A: from zero state (chunk 0: from the cascade's state, then it is done) */                  \
     for (int s = 0; s < n2; s++)                                                                   \
       z[s] = j == 0 ? st[s] : (T) 0;                                                               \
@@ -252,7 +282,7 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
         const int ready = (f >> 2) == epoch ? (int) (f & 3u) : 0;                                  \
         if (ready == 2 || (ready == 1 && m < a->lookback)) {                                       \
           const double *src = (ready == 2 ? inc : agg) + k * (uint64_t) n2;                        \
-          double v[FXK_SCAN_N2];                                                                   \
+          double v[2 * KC];                                                                        \
           FXK_FENCE();                                                                             \
           for (int s = 0; s < n2; s++)                                                             \
             v[s] = FXK_LOAD_VEC(&src[s]);                                                          \
@@ -270,7 +300,7 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
       }                                                                                            \
       /* S_j = A^L s_j + e_j, published for the chunks after this one */                           \
       if (j + 1 < nch) {                                                                           \
-        double S[FXK_SCAN_N2];                                                                     \
+        double S[2 * KC];                                                                          \
         for (int s = 0; s < n2; s++)                                                               \
           S[s] = e[s];                                                                             \
         fxk_matvec_add(S, pw + (uint64_t) n2 * n2, acc, n2);                                       \
@@ -311,8 +341,9 @@ FXK_DEV void fxk_matvec_add(double *acc, const double *M, const double *v, int n
         st[s] = z[s];                                                                              \
   }
 
-FXK_DEFINE_SCAN(f64, double, double)
-FXK_DEFINE_SCAN(f32d, float, double)
-FXK_DEFINE_SCAN(f32s, float, float)
+/* the scan takes 1 .. FXK_SCAN_KMAX sections; the host never launches it for others */
+FXK_SPECIALISE(FXK_DEFINE_SCAN, f64, double, double)
+FXK_SPECIALISE(FXK_DEFINE_SCAN, f32d, float, double)
+FXK_SPECIALISE(FXK_DEFINE_SCAN, f32s, float, float)
 
 #endif

@@ -13,6 +13,7 @@
  *
  * FAKE_CUDA_DEVICES=0 makes it report no device. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,8 @@ typedef struct {
   const void *src;
   size_t n;
   unsigned char v;
-  int fn; /* variant for launches */
+  int fn; /* launches: fxk_variant_t, kernel kind and section count (kernels.h) */
+  int kind_scan, kc;
   unsigned threads;
   fxk_seq_args_t args;
 } op_t;
@@ -52,6 +54,22 @@ struct CUgraphExec_st {
 
 static int ctx_token, event_token, module_token;
 
+/* The kernel bodies by [variant][KC] (kernels.h). */
+typedef void (*seq_fn_t)(const fxk_seq_args_t *, int64_t);
+typedef void (*scan_fn_t)(const fxk_seq_args_t *, uint64_t);
+#define SEQ_ENTRY(SFX, IO, TT, KC) [KC] = fxk_seq_body_##SFX##_##KC,
+#define SCAN_ENTRY(SFX, IO, TT, KC) [KC] = fxk_scan_body_##SFX##_##KC,
+static const seq_fn_t seq_fns[FXK_NVARIANTS][FXK_SPEC + 1] = {
+    {FXK_SPECIALISE(SEQ_ENTRY, f64, , )[0] = fxk_seq_body_f64_0},
+    {FXK_SPECIALISE(SEQ_ENTRY, f32d, , )[0] = fxk_seq_body_f32d_0},
+    {FXK_SPECIALISE(SEQ_ENTRY, f32s, , )[0] = fxk_seq_body_f32s_0},
+};
+static const scan_fn_t scan_fns[FXK_NVARIANTS][FXK_SPEC + 1] = {
+    {FXK_SPECIALISE(SCAN_ENTRY, f64, , )},
+    {FXK_SPECIALISE(SCAN_ENTRY, f32d, , )},
+    {FXK_SPECIALISE(SCAN_ENTRY, f32s, , )},
+};
+
 static void run_op(const op_t *o)
 {
   switch (o->kind) {
@@ -66,26 +84,10 @@ static void run_op(const op_t *o)
   case OP_LAUNCH:
     /* threads one after the other in index order: a scan thread's predecessors have finished */
     for (int64_t t = 0; t < (int64_t) o->threads; t++) {
-      switch (o->fn) {
-      case FXK_F64:
-        fxk_seq_body_f64(&o->args, t);
-        break;
-      case FXK_F32D:
-        fxk_seq_body_f32d(&o->args, t);
-        break;
-      case FXK_F32S:
-        fxk_seq_body_f32s(&o->args, t);
-        break;
-      case FXK_NVARIANTS + FXK_F64:
-        fxk_scan_body_f64(&o->args, (uint64_t) t);
-        break;
-      case FXK_NVARIANTS + FXK_F32D:
-        fxk_scan_body_f32d(&o->args, (uint64_t) t);
-        break;
-      default:
-        fxk_scan_body_f32s(&o->args, (uint64_t) t);
-        break;
-      }
+      if (o->kind_scan)
+        scan_fns[o->fn][o->kc](&o->args, (uint64_t) t);
+      else
+        seq_fns[o->fn][o->kc](&o->args, t);
     }
     break;
   }
@@ -169,16 +171,21 @@ EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
   return 0;
 }
 
+/* Handles encode kind, variant and KC of fxk_<kind>_<variant>_k<KC>. */
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
-  static const char *const seq[FXK_NVARIANTS] = FXK_SEQ_NAMES;
-  static const char *const scan[FXK_NVARIANTS] = FXK_SCAN_NAMES;
+  static const char *const vn[FXK_NVARIANTS] = FXK_VARIANT_NAMES;
   (void) mod;
-  for (intptr_t i = 0; i < 2 * FXK_NVARIANTS; i++)
-    if (strcmp(name, i < FXK_NVARIANTS ? seq[i] : scan[i - FXK_NVARIANTS]) == 0) {
-      *f = (CUfunction) (i + 1);
-      return 0;
-    }
+  for (int kind = 0; kind < 2; kind++)
+    for (int v = 0; v < FXK_NVARIANTS; v++)
+      for (int kc = kind; kc <= FXK_SPEC; kc++) {
+        char want[64];
+        snprintf(want, sizeof(want), "fxk_%s_%s_k%d", kind ? "scan" : "seq", vn[v], kc);
+        if (strcmp(name, want) == 0) {
+          *f = (CUfunction) (intptr_t) (1 + kind * 10000 + v * 100 + kc);
+          return 0;
+        }
+      }
   return 500; /* CUDA_ERROR_NOT_FOUND */
 }
 
@@ -261,11 +268,15 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
                                unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                                void **extra)
 {
-  const intptr_t fn = (intptr_t) f - 1;
-  if (fn < 0 || fn >= 2 * FXK_NVARIANTS || !params || extra || gy != 1 || gz != 1 || by != 1 ||
-      bz != 1 || shared != 0 || bx > 1024)
+  const intptr_t h = (intptr_t) f - 1, kind = h / 10000, fn = (h % 10000) / 100, kc = h % 100;
+  if (h < 0 || kind > 1 || fn >= FXK_NVARIANTS || kc > FXK_SPEC || (kind && kc == 0) || !params ||
+      extra || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 || bx > 1024)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
-  op_t o = {.kind = OP_LAUNCH, .fn = (int) fn, .threads = gx * bx};
+  op_t o = {.kind = OP_LAUNCH,
+            .fn = (int) fn,
+            .kind_scan = (int) kind,
+            .kc = (int) kc,
+            .threads = gx * bx};
   memcpy(&o.args, params[0], sizeof(o.args));
   return submit(s, &o);
 }

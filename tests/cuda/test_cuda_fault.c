@@ -10,7 +10,8 @@
  *           on the CPU with the state carried over; the whole output matches a CPU-only engine
  *           on the same buffers (<= 1e-10 relative, F64), nothing is dropped, the error names
  *           the call and the cascade's hook is gone.
- * FX_FAULT_GRAPHS=0|1 selects eager launches or graphs for the run case. */
+ * FX_FAULT_GRAPHS=0|1 selects eager launches or graphs for the run case, FX_FAULT_SCAN=1 the
+ * time-parallel scan kernel (4096-frame buffers) instead of the sequential one (256 frames). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -57,7 +58,9 @@ int main(void)
     printf("%d checks, %d failures\n", checks, failures);
     return 1;
   }
-  const int C = 3, K = 5, B = 256, NB = 10;
+  const char *sc = getenv("FX_FAULT_SCAN");
+  const int scan = sc && strcmp(sc, "1") == 0;
+  const int C = 3, K = 5, B = scan ? 4096 : 256, NB = 10;
   const size_t n = (size_t) C * B * NB;
   fx_sos_t sos[5];
   rng_seed(12345);
@@ -73,6 +76,7 @@ int main(void)
   fx_cuda_t *g = fx_cuda_new(why, sizeof(why));
   CHECK(g != NULL, "fx_cuda_new: %s", why);
   fx_cuda_set_graphs(g, gr && strcmp(gr, "1") == 0);
+  fx_cuda_set_scan_threshold(g, scan ? 2048 : 0);
   fx_cuda_attach(g, c);
   int failed_at = -1;
   for (int i = 0; i < NB; i++) {
@@ -100,8 +104,11 @@ int main(void)
   for (size_t i = 0; i < n; i++)
     finite &= isfinite(x[i]);
   CHECK(finite && e <= 1e-10, "output after fallback: rel err %.3g vs the CPU engine", e);
-  printf("failure '%s' at buffer %d after %" PRIu64 " launches; whole output vs CPU: %.2e\n",
-         err ? err : "", failed_at, fx_cuda_launches(g), e);
+  printf("failure '%s' at buffer %d after %" PRIu64 " launches (%" PRIu64
+         " scan); whole output vs CPU: %.2e\n",
+         err ? err : "", failed_at, fx_cuda_launches(g), fx_cuda_scans(g), e);
+  if (scan)
+    CHECK(fx_cuda_scans(g) >= 1 || failed_at == 0, "the scan never ran");
   fx_cuda_free(g);
   fx_cascade_free(c);
   fx_cascade_free(r);
