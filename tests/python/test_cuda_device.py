@@ -160,3 +160,25 @@ def test_fxchain_device_cuda_fake_driver_one_launch_per_buffer(tmp_path):
     lp = ss.butter(8, 6000, fs=rate, output="sos")
     ref = ss.sosfilt(lp, ss.sosfilt(hp, x, axis=0), axis=0)
     assert rel_err(res["y"], ref) <= 1e-9
+
+
+def test_count_dispatches_one_launch_per_fused_buffer_fake_driver():
+    """gst-fx count-dispatches --device cuda: a fused chain of depth 2-20 takes one CUDA launch per
+    buffer (an unfused one, one per stage). Through the fake driver: the counting and the
+    one-pass-per-buffer plumbing; the real GPU is bench/cuda-check.sh's part."""
+    fake = fake_driver()
+    if not fake:
+        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+    tool = os.environ.get("GST_FX") or os.path.join(HERE, "..", "..", "build", "tools", "gst-fx")
+    if not os.access(tool, os.X_OK):
+        pytest.fail("gst-fx not found at %r" % tool, pytrace=False)
+    env = dict(os.environ, FX_CUDA_LIB=fake)
+    env.pop("FX_CUDA_FAIL", None)
+    r = subprocess.run([tool, "count-dispatches", "--depths", "2,5,20", "--json", "--buffers", "20",
+                        "--device", "cuda"], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    results = json.loads(r.stdout)["results"]
+    assert [x["depth"] for x in results] == [2, 5, 20], results
+    for x in results:
+        assert x["fused"]["launches_per_buffer"] == 1.0, x
+        assert x["unfused"]["launches_per_buffer"] == float(x["depth"]), x
