@@ -12,7 +12,8 @@
  *   3. the per-buffer path (pinned staging, copies, launch, state copy-back) through the cascade
  *      engine, graph replay vs eager launches vs the CPU, stereo F32, K = 8, at 128, 512, 1024
  *      and 4096 frames per buffer, in microseconds per buffer.
- * Usage: fx-bench-cuda [--quick] [--budget SECONDS] */
+ * Sections 1 and 3 come first; the grid of 2 stops at --deadline seconds after the start.
+ * Usage: fx-bench-cuda [--quick] [--budget SECONDS] [--deadline SECONDS] */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,18 +110,21 @@ static double buffer_us(size_t frames, int mode, int nbuf)
 int main(int argc, char **argv)
 {
   int quick = 0;
-  double budget = 3.0;
+  double budget = 3.0, deadline = 1e9;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
     else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
       budget = atof(argv[++i]);
+    else if (strcmp(argv[i], "--deadline") == 0 && i + 1 < argc)
+      deadline = atof(argv[++i]);
   }
   char why[256];
   if (!fx_cuda_probe(why, sizeof(why))) {
     printf("SKIP: no usable GPU: %s\n", why);
     return 77;
   }
+  const double t_start = now_s();
   printf("# CUDA backend timings\n\ndevice: %s\n\n", fx_cuda_device_name());
 
   const double bw = fx_cuda_bench_d2d((size_t) 1 << 30, quick ? 2 : 20);
@@ -128,7 +132,31 @@ int main(int argc, char **argv)
          "samples/s (the ceiling for one read and one write per sample)\n\n",
          bw * 1e-9, bw / 4 * 1e-9);
 
-  printf("## kernels with the data on the device vs the CPU engine, F32 stream, double "
+  printf("\n## target: 1e8 samples, K = 8, F32, data on the device (scan kernel)\n\n");
+  printf("| arithmetic | G samples/s | of the copy ceiling |\n|---|---:|---:|\n");
+  for (int dbl = 0; dbl <= 1; dbl++) {
+    const size_t n = quick ? 1000000 : 100000000;
+    const double t = fx_cuda_bench_kernel(n, 1, 8, FX_SAMPLE_F32, dbl, 1, quick ? 1 : 3);
+    if (t > 0)
+      printf("| %s | %.1f | %.1f%% |\n", dbl ? "double" : "single", (double) n / t * 1e-9,
+             bw > 0 ? 100.0 * ((double) n / t) / (bw / 4) : 0.0);
+    else
+      printf("| %s | failed | - |\n", dbl ? "double" : "single");
+    fflush(stdout);
+  }
+
+  printf("\n## per buffer through the engine (copies included), stereo F32, K = 8, us/buffer\n\n");
+  printf("| frames | graph replay | eager | CPU | eager/graph |\n|---:|---:|---:|---:|---:|\n");
+  static const size_t bf[] = {128, 512, 1024, 4096};
+  for (size_t i = 0; i < 4; i++) {
+    const int nb = quick ? 100 : 2000;
+    const double gr = buffer_us(bf[i], 1, nb), ea = buffer_us(bf[i], 0, nb),
+                 cp = buffer_us(bf[i], -1, nb);
+    printf("| %zu | %.1f | %.1f | %.1f | %.2f |\n", bf[i], gr, ea, cp, gr > 0 ? ea / gr : 0);
+    fflush(stdout);
+  }
+
+  printf("\n## kernels with the data on the device vs the CPU engine, F32 stream, double "
          "arithmetic (the default precision), G channel-samples/s\n\n");
   printf("| frames | channels | K | GPU seq | GPU scan | CPU | best GPU / CPU | best GPU / copy "
          "ceiling |\n");
@@ -144,6 +172,11 @@ int main(int argc, char **argv)
         const size_t frames = fr[fi], n = frames * (size_t) ch[ci];
         if (n > 100000000 || (quick && n > 1000000))
           continue;
+        if (now_s() - t_start > deadline) {
+          printf("| %zu | %d | %d | stopped: --deadline reached | | | | |\n", frames, ch[ci],
+                 ks[ki]);
+          continue;
+        }
         const double scale = prev_n ? (double) n / (double) prev_n : 0;
         const int reps = n >= 10000000 ? 1 : 5;
         char col[3][40];
@@ -179,28 +212,5 @@ int main(int argc, char **argv)
       }
     }
 
-  printf("\n## target: 1e8 samples, K = 8, F32, data on the device (scan kernel)\n\n");
-  printf("| arithmetic | G samples/s | of the copy ceiling |\n|---|---:|---:|\n");
-  for (int dbl = 0; dbl <= 1; dbl++) {
-    const size_t n = quick ? 1000000 : 100000000;
-    const double t = fx_cuda_bench_kernel(n, 1, 8, FX_SAMPLE_F32, dbl, 1, quick ? 1 : 3);
-    if (t > 0)
-      printf("| %s | %.1f | %.1f%% |\n", dbl ? "double" : "single", (double) n / t * 1e-9,
-             bw > 0 ? 100.0 * ((double) n / t) / (bw / 4) : 0.0);
-    else
-      printf("| %s | failed | - |\n", dbl ? "double" : "single");
-    fflush(stdout);
-  }
-
-  printf("\n## per buffer through the engine (copies included), stereo F32, K = 8, us/buffer\n\n");
-  printf("| frames | graph replay | eager | CPU | eager/graph |\n|---:|---:|---:|---:|---:|\n");
-  static const size_t bf[] = {128, 512, 1024, 4096};
-  for (size_t i = 0; i < 4; i++) {
-    const int nb = quick ? 100 : 2000;
-    const double gr = buffer_us(bf[i], 1, nb), ea = buffer_us(bf[i], 0, nb),
-                 cp = buffer_us(bf[i], -1, nb);
-    printf("| %zu | %.1f | %.1f | %.1f | %.2f |\n", bf[i], gr, ea, cp, gr > 0 ? ea / gr : 0);
-    fflush(stdout);
-  }
   return 0;
 }
