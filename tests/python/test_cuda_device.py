@@ -85,7 +85,9 @@ def test_device_cuda_without_driver_warns_and_runs_on_cpu(tmp_path, dtype):
     assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
     assert len(res["warnings"]) == 1, res["warnings"]
     text = res["warnings"][0]
-    assert "device=cuda" in text and "no CUDA driver" in text and "CPU" in text, text
+    assert "device=cuda" in text and "CPU" in text, text
+    # the reason: no driver, or (built without nvcc) no CUDA backend in the plugin
+    assert "no CUDA driver" in text or "not built" in text, text
     assert res["props"]["launches"] == 0
     assert res["props"]["backend"].startswith("cpu-"), res["props"]
     tol = 1e-9 if dtype == np.float64 else 1e-6
