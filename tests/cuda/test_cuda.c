@@ -58,6 +58,25 @@ static void *to_stream(const double *x, size_t n, fx_sample_format_t fmt)
   return p;
 }
 
+/* x filtered in place through K sections (TDF-II, the kernels' recurrence) in long double, one
+ * channel after the other: the extended-precision reference. */
+static void exact_tdf2(const fx_sos_t *s, int K, double *x, size_t frames, int C)
+{
+  for (int ch = 0; ch < C; ch++) {
+    long double z[2 * 32] = {0};
+    for (size_t i = 0; i < frames; i++) {
+      long double v = x[i * (size_t) C + (size_t) ch];
+      for (int k = 0; k < K && k < 32; k++) {
+        const long double y = s[k].b0 * v + z[2 * k];
+        z[2 * k] = s[k].b1 * v + z[2 * k + 1] - s[k].a1 * y;
+        z[2 * k + 1] = s[k].b2 * v - s[k].a2 * y;
+        v = y;
+      }
+      x[i * (size_t) C + (size_t) ch] = (double) v;
+    }
+  }
+}
+
 /* One accuracy case: random cascade and input, GPU engine vs float64 CPU engine. */
 static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int graphs, size_t buf,
                           size_t scan_threshold)
@@ -100,9 +119,26 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   CHECK(fx_cuda_launches(g) == nbuf, "%s %zux%d K=%d: %" PRIu64 " launches for %zu buffers",
         v->name, frames, C, K, fx_cuda_launches(g), nbuf);
   const double e = rel_err(y, v->fmt == FX_SAMPLE_F64, ref, n);
-  /* single arithmetic cannot reach 1e-5 on long cascades whatever the device: there the bar is
-   * the CPU engine's own single-precision error on the same input (4x, or 1e-5 if larger) */
+  /* Long random cascades can be ill-conditioned (poles near the unit circle at many angles): two
+   * correct double-precision implementations may then differ by more than 1e-10. So when the
+   * GPU misses the bar against the CPU engine, both are measured against an extended-precision
+   * reference (an independent TDF-II loop in long double): the GPU must then be within 1e-10 of
+   * it or no worse than 4x the CPU engine. Single arithmetic cannot reach 1e-5 on long
+   * cascades whatever the device: there the bar is the CPU engine's own single-precision error on
+   * the same input (4x, or 1e-5 if larger). */
   double bar = v->bar;
+  if (e > bar && v->prec != FX_PRECISION_SINGLE) {
+    double *xl = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+      xl[i] = v->fmt == FX_SAMPLE_F64 ? x[i] : (double) (float) x[i];
+    exact_tdf2(sos, K, xl, frames, C);
+    const double eg = rel_err(y, v->fmt == FX_SAMPLE_F64, xl, n), ec = rel_err(ref, 1, xl, n);
+    printf("  (vs long double: GPU %.3g, CPU engine %.3g)\n", eg, ec);
+    CHECK(eg <= v->bar || eg <= 4 * ec, "%s %zu x %d K=%d: vs long double: GPU %.3g, CPU %.3g",
+          v->name, frames, C, K, eg, ec);
+    bar = e; /* judged above */
+    free(xl);
+  }
   if (v->prec == FX_PRECISION_SINGLE) {
     void *z = to_stream(x, n, v->fmt);
     fx_cascade_t *s1 = fx_cascade_new();
@@ -283,11 +319,16 @@ static void stages_case(const variant_t *v, int B, int NB, size_t scan_threshold
   void *y = to_stream(x, n, v->fmt);
   for (size_t i = 0; i < n; i++)
     ref[i] = v->fmt == FX_SAMPLE_F64 ? x[i] : (double) ((float *) y)[i];
-  fx_cascade_t *r = fx_cascade_new(), *c = fx_cascade_new();
+  /* r: float64 reference; c: on the GPU; p: the CPU engine with c's settings (its own error is
+   * the bar in single arithmetic, where the slow poles cost more than 1e-3) */
+  fx_cascade_t *r = fx_cascade_new(), *c = fx_cascade_new(), *p = fx_cascade_new();
+  void *yp = to_stream(x, n, v->fmt);
   fx_cascade_configure(r, C, FX_SAMPLE_F64, FX_PRECISION_DOUBLE);
   fx_cascade_configure(c, C, v->fmt, v->prec);
+  fx_cascade_configure(p, C, v->fmt, v->prec);
   fx_cascade_set_stages(r, st, 3);
   fx_cascade_set_stages(c, st, 3);
+  fx_cascade_set_stages(p, st, 3);
   fx_cuda_t *g = fx_cuda_new(NULL, 0);
   fx_cuda_set_scan_threshold(g, scan_threshold);
   fx_cuda_attach(g, c);
@@ -299,19 +340,23 @@ static void stages_case(const variant_t *v, int B, int NB, size_t scan_threshold
       st[2].n = 6;
       fx_cascade_set_stages(r, st, 3);
       fx_cascade_set_stages(c, st, 3);
+      fx_cascade_set_stages(p, st, 3);
     }
     if (i == ichange - 1)
       steady = fx_cuda_launches(g);
     fx_cascade_process(r, ref + (size_t) i * B * C, B);
     fx_cascade_process(c, (unsigned char *) y + (size_t) i * B * fb, B);
+    fx_cascade_process(p, (unsigned char *) yp + (size_t) i * B * fb, B);
   }
   CHECK(fx_cuda_error(g) == NULL, "CUDA failed: %s", fx_cuda_error(g));
   CHECK(steady == (uint64_t) ichange - 1,
         "%s: %" PRIu64 " launches for %d steady-state buffers of 3 stages", v->name, steady,
         ichange - 1);
   const double e = rel_err(y, v->fmt == FX_SAMPLE_F64, ref, n);
-  CHECK(e <= v->bar * (v->prec == FX_PRECISION_SINGLE ? 100 : 1),
-        "%s: staged cascade with checkpoints and a warm-up: rel err %.3g", v->name, e);
+  const double ep = rel_err(yp, v->fmt == FX_SAMPLE_F64, ref, n);
+  const double bar = v->prec == FX_PRECISION_SINGLE && 4 * ep > v->bar ? 4 * ep : v->bar;
+  CHECK(e <= bar, "%s: staged cascade with checkpoints and a warm-up: rel err %.3g (CPU %.3g)",
+        v->name, e, ep);
   printf("  %-10s 3 stages, %d-frame buffers, checkpoints, warm-up: rel err %.2e, %" PRIu64
          " launches, %" PRIu64 " scan\n",
          v->name, B, e, fx_cuda_launches(g), fx_cuda_scans(g));
@@ -320,6 +365,8 @@ static void stages_case(const variant_t *v, int B, int NB, size_t scan_threshold
   fx_cuda_free(g);
   fx_cascade_free(c);
   fx_cascade_free(r);
+  fx_cascade_free(p);
+  free(yp);
   free(y);
   free(x);
   free(ref);
