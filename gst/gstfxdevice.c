@@ -48,10 +48,8 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
   }
   d->have_applied = TRUE;
   d->applied = device;
-  if (!want_cuda) {
-    guint64 prev = d->launches_prev;
+  if (!want_cuda) { /* the launches of a released backend stay counted (launches_prev) */
     gst_fx_device_state_clear(d, c);
-    d->launches_prev = prev;
     d->have_applied = TRUE;
     d->applied = device;
     return NULL;

@@ -35,7 +35,23 @@ from conftest import run_pipeline
 args = json.loads(sys.argv[1])
 x = np.load(args["input"])
 props = [("fx", "backend"), ("fx", "launches"), ("fx", "dispatches")]
-res = run_pipeline(args["desc"], x, args["rate"], split=args["split"], read_props=props)
+configure = None
+if args.get("switch"):
+    # device changes while streaming: {buffer index: device nick}, set from a probe on the
+    # element's sink pad (the streaming thread) before that buffer is filtered
+    from gi.repository import Gst
+    plan = {int(k): v for k, v in args["switch"].items()}
+    def configure(pipeline):
+        el = pipeline.get_by_name("fx")
+        count = [0]
+        def probe(pad, info):
+            if count[0] in plan:
+                el.set_property("device", plan[count[0]])
+            count[0] += 1
+            return Gst.PadProbeReturn.OK
+        el.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, probe)
+res = run_pipeline(args["desc"], x, args["rate"], split=args["split"], read_props=props,
+                   configure=configure)
 np.save(args["output"], res.y if res.y is not None else np.zeros((0, 0)))
 print(json.dumps({"errors": [str(e) for e in res.errors],
                   "warnings": [" ".join(str(p) for p in w) for w in res.warnings],
@@ -53,7 +69,7 @@ def fake_driver():
     return p if os.path.exists(p) else None
 
 
-def run_child(tmp_path, desc, x, rate, split, env_extra):
+def run_child(tmp_path, desc, x, rate, split, env_extra, switch=None):
     inp, out = tmp_path / "x.npy", tmp_path / "y.npy"
     np.save(inp, x)
     env = dict(os.environ)
@@ -61,7 +77,7 @@ def run_child(tmp_path, desc, x, rate, split, env_extra):
         env.pop(k, None)
     env.update(env_extra)
     args = json.dumps({"desc": desc, "rate": rate, "split": split, "input": str(inp),
-                       "output": str(out)})
+                       "output": str(out), "switch": switch or {}})
     r = subprocess.run([sys.executable, "-c", CHILD % {"here": HERE}, args], env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -184,3 +200,21 @@ def test_count_dispatches_one_launch_per_fused_buffer_fake_driver():
     for x in results:
         assert x["fused"]["launches_per_buffer"] == 1.0, x
         assert x["unfused"]["launches_per_buffer"] == float(x["depth"]), x
+
+
+def test_device_switch_while_streaming_keeps_state_and_counts(tmp_path):
+    """device=cuda -> cpu -> cuda while PLAYING (fake driver): the filter state moves with the
+    stream (output still matches scipy), launches keep counting across the switches."""
+    fake = fake_driver()
+    if not fake:
+        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+    rate = 48000
+    x = noise(9600, 2, seed=46, dtype=np.float64)
+    res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
+                    960, {"FX_CUDA_LIB": fake}, switch={"3": "cpu", "6": "cuda"})
+    assert not res["errors"] and not res["warnings"], (res["errors"], res["warnings"])
+    assert res["eos"] and res["y"].shape == x.shape
+    # buffers 0-2 and 6-9 on the (fake) GPU, 3-5 on the CPU
+    assert res["props"]["launches"] == 7, res["props"]
+    assert res["props"]["backend"] == "cuda-graph-f64", res["props"]
+    assert rel_err(res["y"], reference(x, rate)) <= 1e-9
