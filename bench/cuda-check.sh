@@ -58,13 +58,9 @@ export PATH="$PATH:/usr/local/cuda/bin"
   ninja --version 2>&1 || true
 } >"$out/env.log" 2>&1
 
-if [ -d "$build" ]; then
-  step setup 60 meson setup --wipe "$build" "$root" -Dgst=disabled -Dcuda=enabled \
-    -Dbuildtype=release || rc=1
-else
-  step setup 60 meson setup "$build" "$root" -Dgst=disabled -Dcuda=enabled \
-    -Dbuildtype=release || rc=1
-fi
+rm -rf "$build"
+step setup 60 meson setup "$build" "$root" -Dgst=disabled -Dcuda=enabled -Dbuildtype=release ||
+  rc=1
 if [ $rc -eq 0 ]; then
   step build 200 ninja -C "$build" || rc=1
 fi
