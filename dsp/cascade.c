@@ -244,6 +244,9 @@ struct fx_cascade {
   fx_checkpoint_t ck[2]; /* the two latest checkpoints (positions multiple of FX_RING) */
 
   uint64_t dispatches;
+
+  fx_cascade_offload_fn offload; /* see fx_cascade_set_offload() */
+  void *offload_ctx;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -742,10 +745,47 @@ static void run_path(const fx_cascade_t *c, fx_path_t *p, double *hist, void *da
   run_k(c, p->coef, p->coef_f, p->state, p->state_f, hist, p->K, p->K, data, frames);
 }
 
+/* Hands sections k0 .. k1-1 of `cur` over `frames` frames to the offload hook, with the
+ * checkpoints cut[i] (NULL: none) saved into slot[i]. 1 when it did the pass. */
+static int offload_pass(fx_cascade_t *c, int k0, int k1, void *data, size_t frames,
+                        const size_t *cut, const int *slot)
+{
+  fx_cascade_offload_call_t call;
+  memset(&call, 0, sizeof(call));
+  call.format = c->format;
+  call.dbl = c->dbl;
+  call.channels = c->channels;
+  call.kstride = c->cur.K;
+  call.k0 = k0;
+  call.K = k1 - k0;
+  call.coef = c->cur.coef;
+  call.coef_f = c->cur.coef_f;
+  call.state = c->cur.state;
+  call.state_f = c->cur.state_f;
+  call.hist = c->hist;
+  call.data = data;
+  call.frames = frames;
+  for (int i = 0; i < 2 && cut; i++) {
+    if (cut[i] == 0)
+      continue;
+    call.cut[i] = cut[i];
+    call.ck_state[i] = c->ck[slot[i]].state;
+    call.ck_state_f[i] = c->ck[slot[i]].state_f;
+  }
+  const int r = c->offload(c->offload_ctx, &call);
+  if (r < 0) { /* failed: this call and all later ones on the CPU */
+    c->offload = NULL;
+    c->offload_ctx = NULL;
+  }
+  return r == 0;
+}
+
 /* Sections k0 .. k1-1 of `cur`. */
 static void run_cur(fx_cascade_t *c, int k0, int k1, void *data, size_t frames)
 {
   const size_t o5 = 5 * (size_t) k0, o2 = 2 * (size_t) k0;
+  if (c->offload && offload_pass(c, k0, k1, data, frames, NULL, NULL))
+    return;
   run_k(c, c->cur.coef + o5, c->cur.coef_f + o5, c->cur.state + o2, c->cur.state_f + o2,
         c->hist + o2, k1 - k0, c->cur.K, data, frames);
 }
@@ -1661,6 +1701,9 @@ static void run_group(fx_cascade_t *c, int k0, int k1, unsigned char *data, size
 {
   const size_t fb = (size_t) c->channels * sample_size(c);
   size_t done = 0;
+  /* an offloaded pass saves the checkpoints itself: still one pass per buffer */
+  if (c->offload && (cut[0] || cut[1]) && offload_pass(c, k0, k1, data, frames, cut, slot))
+    return;
   for (int i = 0; i < 2; i++) {
     if (cut[i] == 0)
       continue;
@@ -1962,6 +2005,19 @@ void fx_cascade_reset_dispatches(fx_cascade_t *c)
 uint64_t fx_cascade_warm_frames(const fx_cascade_t *c)
 {
   return c ? c->warm_frames : 0;
+}
+
+void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx)
+{
+  if (c) {
+    c->offload = fn;
+    c->offload_ctx = fn ? ctx : NULL;
+  }
+}
+
+int fx_cascade_offload_active(const fx_cascade_t *c)
+{
+  return c && c->offload;
 }
 
 const char *fx_cascade_backend(const fx_cascade_t *c)

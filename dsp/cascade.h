@@ -101,6 +101,42 @@ void fx_cascade_reset_dispatches(fx_cascade_t *c);
  * a large jump runs the new cascade over up to the last 4096 input frames before the crossfade),
  * counted per channel, since creation or the last reset of the dispatch counter. Statistics. */
 uint64_t fx_cascade_warm_frames(const fx_cascade_t *c);
+/* Offloading (dsp/ knows no GPU; cuda/ implements this hook). When set, every kernel pass over the
+ * running cascade (steady state: one per fx_cascade_process() call) is handed to `fn` with the
+ * engine's own arrays. fn returns 0 when it filtered the call (data, state and hist updated, as
+ * the CPU kernel would: kernel.h's contract), 1 when it declines this call (the CPU kernel runs
+ * it), or -1 on failure: it must then have left data, state and hist untouched; the engine runs
+ * the CPU kernel for that call and clears the hook, so no buffer is lost and the state carries
+ * over. Crossfades' old paths, warm-ups and gains always run on the CPU. */
+typedef struct {
+  fx_sample_format_t format;
+  int dbl;            /* arithmetic is double (coef/state); else float (coef_f/state_f) */
+  int channels;       /* C */
+  int kstride;        /* sections of the whole cascade (array layout) */
+  int k0, K;          /* sections k0 .. k0+K-1 run */
+  const double *coef; /* [kstride][5] */
+  const float *coef_f;
+  double *state; /* [C][kstride][2] */
+  float *state_f;
+  double *hist; /* [C][kstride+1][2] */
+  void *data;   /* [frames][C], float or double per format, in place */
+  size_t frames;
+  /* Checkpoints (only in cascades of several stages): for i = 0, 1 with cut[i] != 0, the state
+   * of sections k0 .. k0+K-1 after cut[i] frames (1 <= cut[i] <= frames) is stored into
+   * ck_state[i] (double arithmetic) or ck_state_f[i] (float), laid out as `state`; other sections
+   * there are left alone. */
+  size_t cut[2];
+  double *ck_state[2];
+  float *ck_state_f[2];
+} fx_cascade_offload_call_t;
+
+typedef int (*fx_cascade_offload_fn)(void *ctx, const fx_cascade_offload_call_t *call);
+
+/* Installs (fn != NULL) or removes the hook. */
+void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx);
+/* 1 while a hook is installed (it is removed when it fails). */
+int fx_cascade_offload_active(const fx_cascade_t *c);
+
 /* What runs now, e.g. "cpu-scalar-f64" (arithmetic precision, not the stream format). */
 const char *fx_cascade_backend(const fx_cascade_t *c);
 /* 1 when the configured arithmetic is double. */

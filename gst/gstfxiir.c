@@ -24,6 +24,7 @@
 #endif
 
 #include "gstfxiir.h"
+#include "gstfxdevice.h"
 #include "gstfxprops.h"
 
 #include <math.h>
@@ -56,7 +57,6 @@ typedef struct {
   gboolean reconfigure; /* precision changed: reconfigure the cascade */
   gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
   gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
-  gboolean cuda_warned;
   gint serial; /* atomic (written under the object lock): bumped by every DSP parameter change */
   /* Atomic: set (under the object lock) whenever transform_ip has something to pick up under the
    * object lock (pending coefficients, a precision change, a CUDA warning to post), cleared by
@@ -67,6 +67,7 @@ typedef struct {
   /* Stream state, guarded by engine_lock. */
   GMutex engine_lock;
   fx_cascade_t *cascade;
+  GstFxDeviceState dev; /* CPU or CUDA (gstfxdevice.c) */
   gboolean configured;
   gint channels;
   fx_sample_format_t format;
@@ -294,6 +295,7 @@ static void gst_fx_iir_init(GstFxIir *self)
   priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
   g_mutex_init(&priv->engine_lock);
   priv->cascade = fx_cascade_new();
+  gst_fx_device_state_init(&priv->dev);
 
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_gap_aware(GST_BASE_TRANSFORM(self), FALSE);
@@ -303,6 +305,7 @@ static void gst_fx_iir_finalize(GObject *object)
 {
   GstFxIirPrivate *priv = PRIV(object);
 
+  gst_fx_device_state_clear(&priv->dev, priv->cascade);
   fx_cascade_free(priv->cascade);
   gst_fx_design_free(priv->pending);
   gst_fx_design_free(priv->current);
@@ -494,8 +497,6 @@ static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue
   }
   GST_OBJECT_LOCK(object);
   if (gst_fx_common_settings_set(&priv->common, which, value)) {
-    if (which == GST_FX_COMMON_PROP_DEVICE)
-      priv->cuda_warned = FALSE;
     if (which == GST_FX_COMMON_PROP_PRECISION)
       priv->reconfigure = TRUE;
     g_atomic_int_set(&priv->dirty, 1);
@@ -545,12 +546,14 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
     break;
   case PROP_COMMON + GST_FX_COMMON_PROP_BACKEND:
     g_mutex_lock(&priv->engine_lock);
-    g_value_set_string(value, priv->configured ? fx_cascade_backend(priv->cascade) : "none");
+    g_value_set_string(value, priv->configured ? gst_fx_device_backend(&priv->dev, priv->cascade)
+                                               : "none");
     g_mutex_unlock(&priv->engine_lock);
     break;
   case PROP_COMMON + GST_FX_COMMON_PROP_LAUNCHES:
-    /* No CUDA backend yet. */
-    g_value_set_uint64(value, 0);
+    g_mutex_lock(&priv->engine_lock);
+    g_value_set_uint64(value, gst_fx_device_launches(&priv->dev));
+    g_mutex_unlock(&priv->engine_lock);
     break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -668,9 +671,10 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans)
   g_mutex_lock(&priv->engine_lock);
   reset_stream_locked(GST_FX_IIR(trans));
   fx_cascade_reset_dispatches(priv->cascade);
+  gst_fx_device_state_clear(&priv->dev, priv->cascade);
+  priv->dev.launches_prev = 0;
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
-  priv->cuda_warned = FALSE;
   g_atomic_int_set(&priv->dirty, 1);
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
@@ -684,6 +688,7 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   g_mutex_lock(&priv->engine_lock);
   reset_stream_locked(GST_FX_IIR(trans));
   priv->configured = FALSE;
+  gst_fx_device_state_clear(&priv->dev, priv->cascade); /* releases the GPU's resources */
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
   priv->rate = 0;
@@ -722,7 +727,11 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFxIirPrivate *priv = PRIV(self);
   GstMapInfo map;
   GstFxDesign *pending = NULL;
-  gboolean reconfigure, warn_cuda = FALSE, warn_nonfinite = FALSE;
+  gboolean reconfigure, have_dev = FALSE, warn_nonfinite = FALSE;
+  GstFxDevice device = GST_FX_DEVICE_AUTO;
+  gboolean graphs = TRUE;
+  guint scan_threshold = 0;
+  gchar *warn_dev = NULL, *warn_fail = NULL;
   GstFxPrecision precision;
   unsigned flags;
   guint count = 0;
@@ -762,10 +771,10 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     reconfigure = priv->reconfigure;
     priv->reconfigure = FALSE;
     precision = priv->common.precision;
-    if (priv->common.device == GST_FX_DEVICE_CUDA && !priv->cuda_warned) {
-      priv->cuda_warned = TRUE;
-      warn_cuda = TRUE;
-    }
+    device = priv->common.device;
+    graphs = priv->common.cuda_graphs;
+    scan_threshold = priv->common.scan_threshold;
+    have_dev = TRUE;
     GST_OBJECT_UNLOCK(self);
   }
 
@@ -784,7 +793,11 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     }
   }
 
+  if (have_dev)
+    warn_dev = gst_fx_device_apply(&priv->dev, priv->cascade, device, graphs, scan_threshold);
+
   flags = fx_cascade_process(priv->cascade, map.data, frames);
+  warn_fail = gst_fx_device_check(&priv->dev, priv->cascade);
 
   priv->nonfinite_buffers_since++;
   if (flags & FX_PROCESS_NONFINITE) {
@@ -807,11 +820,13 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   gst_buffer_unmap(buf, &map);
   gst_fx_design_free(pending);
 
-  if (warn_cuda) {
-    GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND,
-                        ("device=cuda: the CUDA backend is not built into this plugin; "
-                         "processing continues on the CPU"),
-                        ("CUDA backend not built"));
+  if (warn_dev) {
+    GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND, ("%s", warn_dev), ("device=cuda: no GPU"));
+    g_free(warn_dev);
+  }
+  if (warn_fail) {
+    GST_ELEMENT_WARNING(self, RESOURCE, FAILED, ("%s", warn_fail), ("CUDA failure mid-stream"));
+    g_free(warn_fail);
   }
   if (warn_nonfinite) {
     GST_ELEMENT_WARNING(self, STREAM, FAILED,
