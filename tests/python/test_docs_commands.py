@@ -46,7 +46,7 @@ def blocks(path):
 
 
 def needs(text):
-    m = re.match(r"\s*# needs: ([\w, ]+)", text)
+    m = re.match(r"\s*# needs: ([\w, -]+)", text)
     return [n.strip() for n in m.group(1).split(",")] if m else []
 
 
