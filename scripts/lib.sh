@@ -13,6 +13,7 @@ FX_PACKAGES=(
   python3 python3-numpy python3-scipy python3-gi python3-gst-1.0 python3-pytest
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   clang-format
+  clang libclang-rt-14-dev valgrind
 )
 
 fx_log() { printf '==> %s\n' "$*" >&2; }

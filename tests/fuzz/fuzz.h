@@ -18,7 +18,7 @@
 #define FUZZ_CHECK(cond, ...)                                                                      \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: invariant violated: %s: ", __FILE__, __LINE__, #cond);              \
+      fprintf(stderr, "%s:%d: invariant violated: %s: ", __FILE__, __LINE__, #cond);               \
       fprintf(stderr, __VA_ARGS__);                                                                \
       fprintf(stderr, "\n");                                                                       \
       abort();                                                                                     \

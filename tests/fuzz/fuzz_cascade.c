@@ -14,7 +14,8 @@
 #include "fuzz.h"
 
 #define MAX_K 12
-#define TB_MIN 8192 /* kernel.h: calls of at least this many frames may take the time-block path */
+#define TB_MIN 8192 /* kernel.h: calls of at least this many frames may take the time-block path   \
+                     */
 
 typedef struct {
   fx_sos_t sos[MAX_K];
@@ -132,8 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
 
   if (!long_call) {
-    FUZZ_CHECK(memcmp(y1, y2, n * bps) == 0, "split output differs (%zu frames, %d ch, %s)",
-               frames, channels, fx_cascade_backend(c1));
+    FUZZ_CHECK(memcmp(y1, y2, n * bps) == 0, "split output differs (%zu frames, %d ch, %s)", frames,
+               channels, fx_cascade_backend(c1));
   } else {
     double tol = fmt == FX_SAMPLE_F64 ? 1e-9 : 1e-5;
     for (size_t i = 0; i < n; i++) {
@@ -147,8 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       double pk = peak[i % (size_t) channels];
       if (!isfinite(a) || !isfinite(c) || !isfinite(pk) || pk > 1e100)
         continue; /* overflowing designs: nothing to compare */
-      FUZZ_CHECK(fabs(a - c) <= tol * (pk + 1e-300), "sample %zu: %.17g vs %.17g (peak %g, %s)",
-                 i, a, c, pk, fx_cascade_backend(c1));
+      FUZZ_CHECK(fabs(a - c) <= tol * (pk + 1e-300), "sample %zu: %.17g vs %.17g (peak %g, %s)", i,
+                 a, c, pk, fx_cascade_backend(c1));
     }
   }
 

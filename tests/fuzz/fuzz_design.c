@@ -19,8 +19,8 @@ static void check_sections(const fx_sos_t *sos, int n, double rate, const char *
     FUZZ_CHECK(fx_sos_is_stable(&sos[i]), "%s: section %d unstable (a1 %.17g a2 %.17g)", what, i,
                sos[i].a1, sos[i].a2);
     /* Independent: the roots (the triangle test may accept radius 1 - 1e-16; allow rounding). */
-    FUZZ_CHECK(fuzz_max_pole_radius(&sos[i]) < 1.0 + 1e-9, "%s: section %d pole radius %.17g",
-               what, i, fuzz_max_pole_radius(&sos[i]));
+    FUZZ_CHECK(fuzz_max_pole_radius(&sos[i]) < 1.0 + 1e-9, "%s: section %d pole radius %.17g", what,
+               i, fuzz_max_pole_radius(&sos[i]));
   }
   if (n > 0 && isfinite(rate) && rate > 0) {
     double re, im;
@@ -49,9 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fx_status_t chk, st;
     int need;
     uint8_t b = fuzz_u8(&in);
-    spec.family = (fx_family_t) (b % 5);           /* 4: unknown family */
-    spec.mode = (fx_mode_t) ((b / 5) % 5);         /* 4: unknown mode */
-    spec.order = (int) (fuzz_u8(&in) % 70) - 2;    /* -2 .. 67 */
+    spec.family = (fx_family_t) (b % 5);        /* 4: unknown family */
+    spec.mode = (fx_mode_t) ((b / 5) % 5);      /* 4: unknown mode */
+    spec.order = (int) (fuzz_u8(&in) % 70) - 2; /* -2 .. 67 */
     spec.rate = fuzz_param(&in, 1.0, 768000.0);
     spec.cutoff = fuzz_param(&in, 1e-4, 0.6) * (isfinite(spec.rate) ? spec.rate : 1.0);
     spec.lower = fuzz_param(&in, 1e-4, 0.6) * (isfinite(spec.rate) ? spec.rate : 1.0);
@@ -70,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       FUZZ_CHECK(n == need && n <= cap && n >= 1, "n %d need %d cap %d", n, need, cap);
       check_sections(sos, n, spec.rate, "iir");
     } else if (chk == FX_OK) {
-      FUZZ_CHECK(st == FX_ERR_UNSTABLE || st == FX_ERR_CAPACITY, "valid spec refused: %d (%s)",
-                 st, fx_status_string(st));
+      FUZZ_CHECK(st == FX_ERR_UNSTABLE || st == FX_ERR_CAPACITY, "valid spec refused: %d (%s)", st,
+                 fx_status_string(st));
       if (st == FX_ERR_CAPACITY)
         FUZZ_CHECK(need > cap, "capacity %d refused for %d sections", cap, need);
     }
@@ -85,8 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = fx_design_linkwitz_riley(mode, order, cutoff, rate, sos, cap, &n);
     FUZZ_CHECK(status_ok(st), "status %d", st);
     if (st == FX_OK) {
-      FUZZ_CHECK(n >= 1 && n <= cap && order % 2 == 0 && n == order / 2, "n %d order %d cap %d",
-                 n, order, cap);
+      FUZZ_CHECK(n >= 1 && n <= cap && order % 2 == 0 && n == order / 2, "n %d order %d cap %d", n,
+                 order, cap);
       check_sections(sos, n, rate, "linkwitz-riley");
     }
   } else if (which == 2) {
