@@ -14,8 +14,9 @@
 #include "fuzz.h"
 
 #define MAX_K 12
-#define TB_MIN 8192 /* kernel.h: calls of at least this many frames may take the time-block path   \
-                     */
+#define TB_MIN                                                                                     \
+  8192 /* kernel.h: calls of at least this many frames may take the time-block path                \
+        */
 
 typedef struct {
   fx_sos_t sos[MAX_K];
