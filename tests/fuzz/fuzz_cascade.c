@@ -93,8 +93,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     change_at[i] = i == 0 ? 0 : (frames ? fuzz_u32(&in) % (frames + 1) : 0);
     if (i > 0 && change_at[i] < change_at[i - 1])
       change_at[i] = change_at[i - 1];
+    /* A GAIN stage ramps over the next process() call (cascade.h, as fxgain does over the next
+     * buffer), so a gain stage change depends on the split by design: staged designs keep one
+     * gain. (Gains folded into sections crossfade over a fixed length like any other change.) */
+    if (i > 0 && designs[i].staged)
+      designs[i].gain = designs[0].gain;
   }
 
+  if (getenv("FUZZ_VERBOSE")) {
+    fprintf(stderr, "fmt %s prec %d ch %d frames %zu xfade %zu kernel %s changes %d\n",
+            fmt == FX_SAMPLE_F64 ? "f64" : "f32", (int) prec, channels, frames, xfade,
+            kernels[(b >> 3) % 4], n_changes);
+    for (int i = 0; i <= n_changes; i++)
+      fprintf(stderr, "  at %zu: k %d gain %g staged %d split %d\n", change_at[i], designs[i].k,
+              designs[i].gain, designs[i].staged, designs[i].split);
+  }
   x = malloc(n * bps + 1);
   y1 = malloc(n * bps + 1);
   y2 = malloc(n * bps + 1);
@@ -128,6 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len = to - pos;
       if (len >= TB_MIN)
         long_call = 1;
+      if (getenv("FUZZ_VERBOSE"))
+        fprintf(stderr, "  call %zu+%zu\n", pos, len);
       fx_cascade_process(c2, y2 + pos * channels * bps, len);
       pos += len;
     }
