@@ -53,6 +53,20 @@ int main(void)
   const int chans[] = {1, 2, 8};
 
   CHECK(fx_design_iir(&spec, sos, K, &n) == FX_OK && n == K, "design");
+#if defined(__SSE2__)
+  {
+    /* valgrind does not emulate FTZ/DAZ: nothing to check there. */
+    unsigned int csr = _mm_getcsr();
+    volatile double a = 1e-300, b = 1e-10, r;
+    _mm_setcsr(csr | 0x8040u);
+    r = a * b;
+    _mm_setcsr(csr);
+    if (r != 0.0) {
+      printf("flush-to-zero not honoured in this process (valgrind?): skipped\n");
+      return 77;
+    }
+  }
+#endif
   for (int s = 0; s < K; s++) {
     double v[5] = {sos[s].b0, sos[s].b1, sos[s].b2, sos[s].a1, sos[s].a2};
     for (int j = 0; j < 5; j++) {

@@ -4,6 +4,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fxelements.h"
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #define RATE 48000
 
 /* A harness around element `name` (setup applied, frequencies scaled to `rate`), streaming. */
@@ -182,6 +186,22 @@ GST_END_TEST;
  * is visible in the output: with them no arithmetic result is subnormal. So: no output sample
  * may be subnormal unless the element passed its input through untouched. */
 
+/* Whether this process honours flush-to-zero (valgrind does not emulate MXCSR's FTZ/DAZ: there
+ * the check below cannot hold and is skipped). */
+static gboolean fx_ftz_works(void)
+{
+#if defined(__SSE2__)
+  unsigned int csr = _mm_getcsr();
+  volatile double a = 1e-300, b = 1e-10, r;
+  _mm_setcsr(csr | 0x8040u);
+  r = a * b;
+  _mm_setcsr(csr);
+  return r == 0.0;
+#else
+  return TRUE;
+#endif
+}
+
 static gsize fx_count_subnormal(GArray *y, fx_fmt_t fmt)
 {
   gsize n = 0;
@@ -224,7 +244,9 @@ GST_START_TEST(test_subnormals)
   sub = fx_count_subnormal(y, fmt);
   GST_INFO("%s %s: %zu subnormal output samples of %u (passthrough %d)", name, fx_fmt_name(fmt),
            sub, y->len, passthrough);
-  if (passthrough) {
+  if (!fx_ftz_works()) {
+    GST_WARNING("flush-to-zero not honoured here (valgrind?): subnormal check skipped");
+  } else if (passthrough) {
     /* Only the untouched input may be subnormal. */
     GArray *tail = g_array_new(FALSE, FALSE, sizeof(double));
     if (y->len > 10 * frames * 2)
