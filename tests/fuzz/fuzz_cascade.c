@@ -12,6 +12,7 @@
  * come back clean (a zero buffer gives zeros). */
 #include "cascade.h"
 #include "fuzz.h"
+#include "roots.h"
 
 #define MAX_K 12
 #define TB_MIN                                                                                     \
@@ -107,6 +108,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i <= n_changes; i++)
       fprintf(stderr, "  at %zu: k %d gain %g staged %d split %d\n", change_at[i], designs[i].k,
               designs[i].gain, designs[i].staged, designs[i].split);
+    for (int i = 0; i <= n_changes; i++)
+      for (int k = 0; k < designs[i].k; k++) {
+        const fx_sos_t *q = &designs[i].sos[k];
+        fprintf(stderr, "    sos %d: %.17g %.17g %.17g 1 %.17g %.17g\n", k, q->b0, q->b1, q->b2,
+                q->a1, q->a2);
+      }
   }
   x = malloc(n * bps + 1);
   y1 = malloc(n * bps + 1);
@@ -152,7 +159,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(memcmp(y1, y2, n * bps) == 0, "split output differs (%zu frames, %d ch, %s)", frames,
                channels, fx_cascade_backend(c1));
   } else {
-    double tol = fmt == FX_SAMPLE_F64 ? 1e-9 : 1e-5;
+    /* The time-block path's state correction loses accuracy as poles approach the unit circle
+     * (found by this target: a double pole at -0.999 gives 1e-9 of the peak; see
+     * docs/reliability.md): the tolerance grows with 1 / (1 - largest pole radius). */
+    double tol = fmt == FX_SAMPLE_F64 ? 1e-9 : 1e-5, cond = 1.0;
+    for (int i = 0; i <= n_changes; i++)
+      for (int k = 0; k < designs[i].k; k++) {
+        double r = fuzz_max_pole_radius(&designs[i].sos[k]);
+        if (r < 1.0 && 1.0 / (1.0 - r) > cond)
+          cond = 1.0 / (1.0 - r);
+      }
+    tol *= cond;
     for (size_t i = 0; i < n; i++) {
       double a = fmt == FX_SAMPLE_F64 ? ((double *) y1)[i] : ((float *) y1)[i];
       if (isfinite(a) && fabs(a) > peak[i % (size_t) channels])
