@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gain.h"
 
+#include "kernel_fpmode.h"
+
 #include <math.h>
 
 double fx_gain_db_to_linear(double db)
@@ -16,6 +18,9 @@ double fx_gain_db_to_linear(double db)
     if (!data || channels < 1 || frames == 0)                                                      \
       return 0;                                                                                    \
     const size_t ch = (size_t) channels;                                                           \
+    /* Flush-to-zero / denormals-are-zero: subnormal input must not slow the loop down. */         \
+    fx_fpmode_t fpm;                                                                               \
+    fpmode_enter(&fpm);                                                                            \
     const double step = (to - from) / (double) frames;                                             \
     for (size_t f = 0; f < frames; f++) {                                                          \
       /* frame f gets from + step * (f + 1): the last frame lands exactly on `to`. */              \
@@ -35,6 +40,7 @@ double fx_gain_db_to_linear(double db)
         p[c] = v;                                                                                  \
       }                                                                                            \
     }                                                                                              \
+    fpmode_leave(&fpm);                                                                            \
     return clipped;                                                                                \
   }
 

@@ -17,6 +17,7 @@ FX_PACKAGES=(
   valgrind linux-perf
   libfftw3-dev
   libsndfile1-dev
+  clang libclang-rt-14-dev
 )
 
 fx_log() { printf '==> %s\n' "$*" >&2; }

@@ -20,10 +20,24 @@ cd "$FX_ROOT"
 "$FX_PYTHON" -m pytest -q -p no:cacheprovider tests/python --junitxml="$FX_ROOT/build/pytest.xml"
 py_rc=$?
 
-"$FX_PYTHON" "$FX_ROOT/scripts/summary.py" "$FX_ROOT/build/meson-logs/testlog.json" \
-  "$FX_ROOT/build/pytest.xml"
+logs=("$FX_ROOT/build/meson-logs/testlog.json" "$FX_ROOT/build/pytest.xml")
+rel_rc=0
+# Reliability steps (docs/reliability.md); FX_TEST_QUICK=1 skips them for quick local loops.
+if [ "${FX_TEST_QUICK:-0}" != 1 ]; then
+  for step in fuzz sanitize leaks valgrind; do
+    fx_log "reliability: scripts/$step.sh"
+    start=$SECONDS
+    bash "$FX_ROOT/scripts/$step.sh" || rel_rc=1
+    fx_log "reliability: scripts/$step.sh took $((SECONDS - start)) s"
+  done
+  logs+=("$FX_ROOT/build-fuzz/meson-logs/testlog.json"
+    "$FX_ROOT/build-asan/meson-logs/testlog.json" "$FX_ROOT/build-asan/pytest.xml"
+    "$FX_ROOT/build/leaks/testlog.json" "$FX_ROOT/build/meson-logs/testlog-valgrind.json")
+fi
+
+"$FX_PYTHON" "$FX_ROOT/scripts/summary.py" "${logs[@]}"
 sum_rc=$?
-if [ $c_rc -ne 0 ] || [ $py_rc -ne 0 ] || [ $sum_rc -ne 0 ]; then
+if [ $c_rc -ne 0 ] || [ $py_rc -ne 0 ] || [ $sum_rc -ne 0 ] || [ $rel_rc -ne 0 ]; then
   exit 1
 fi
 exit 0
