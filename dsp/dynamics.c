@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "dynamics.h"
 
+#include "kernel_fpmode.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -434,6 +436,8 @@ static void frame(fx_dyn *d)
     if ((double) ceil_t > d->thr_lin)                                                              \
       ceil_t = NEXT(ceil_t, (T) 0);                                                                \
     const int limit = d->mode == FX_DYN_LIMITER;                                                   \
+    fx_fpmode_t fpm; /* subnormals flush to zero: decaying envelopes and quiet input stay fast */  \
+    fpmode_enter(&fpm);                                                                            \
     for (size_t f = 0; f < frames; f++) {                                                          \
       const T *src = in + f * ch;                                                                  \
       T *dst = out + f * ch;                                                                       \
@@ -457,6 +461,7 @@ static void frame(fx_dyn *d)
         dst[c] = y;                                                                                \
       }                                                                                            \
     }                                                                                              \
+    fpmode_leave(&fpm);                                                                            \
     return bad;                                                                                    \
   }
 

@@ -50,7 +50,7 @@ typedef struct {
   GstClockTime latency;  /* what the LATENCY query adds (ns) */
   GstClockTime next_pts; /* end of the last buffer, for the tail at EOS */
   guint64 next_offset;
-  gboolean warned_nonfinite;
+  GstFxNonfiniteLimit nonfinite;
 } GstFxDynamicsPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUDIO_FILTER)
@@ -331,7 +331,7 @@ static gboolean gst_fx_dynamics_stop(GstBaseTransform *trans)
 
   fx_dyn_free(priv->dyn);
   priv->dyn = NULL;
-  priv->warned_nonfinite = FALSE;
+  gst_fx_nonfinite_reset(&priv->nonfinite);
   return TRUE;
 }
 
@@ -352,23 +352,22 @@ static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer 
   }
 }
 
-/* Runs the engine over a mapped buffer; warns once per stream about non-finite input. */
-static void process(GstFxDynamics *self, gpointer data, gsize frames)
+/* Runs the engine over a mapped buffer (at stream time @ts); NaN/Inf input is replaced by
+ * silence and reported with the shared rate limit (gstfxprops.h). */
+static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTime ts)
 {
   GstFxDynamicsPrivate *priv = PRIV(self);
   size_t bad;
+  guint count;
 
   if (priv->is_f64)
     bad = fx_dyn_process_f64(priv->dyn, data, data, frames);
   else
     bad = fx_dyn_process_f32(priv->dyn, data, data, frames);
-  if (bad > 0 && !priv->warned_nonfinite) {
-    priv->warned_nonfinite = TRUE;
-    GST_ELEMENT_WARNING(self, STREAM, FORMAT, (NULL),
-                        ("%" G_GSIZE_FORMAT " NaN or Inf input samples replaced by silence "
-                         "(reported once per stream)",
-                         bad));
-  }
+  count = gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0);
+  if (count > 0)
+    GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
+                        ("%u buffer(s) with non-finite samples since the last warning", count));
 }
 
 static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -386,7 +385,7 @@ static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBu
     GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
     return GST_FLOW_ERROR;
   }
-  process(self, map.data, map.size / bpf);
+  process(self, map.data, map.size / bpf, GST_BUFFER_PTS(buf));
   gst_buffer_unmap(buf, &map);
 
   if (GST_BUFFER_PTS_IS_VALID(buf))
@@ -420,7 +419,7 @@ static void push_tail(GstFxDynamics *self)
     return;
   }
   memset(map.data, 0, map.size);
-  process(self, map.data, la);
+  process(self, map.data, la, GST_CLOCK_TIME_NONE);
   gst_buffer_unmap(buf, &map);
   GST_BUFFER_PTS(buf) = priv->next_pts;
   GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(la, GST_SECOND, priv->rate);
@@ -458,7 +457,7 @@ static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *ev
       fx_dyn_reset(priv->dyn);
     priv->next_pts = GST_CLOCK_TIME_NONE;
     priv->next_offset = GST_BUFFER_OFFSET_NONE;
-    priv->warned_nonfinite = FALSE;
+    gst_fx_nonfinite_reset(&priv->nonfinite);
     break;
   default:
     break;

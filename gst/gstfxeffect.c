@@ -14,8 +14,6 @@ void gst_fx_tail_reset(GstFxTail *t)
   t->end_pts = GST_CLOCK_TIME_NONE;
   t->end_offset = GST_BUFFER_OFFSET_NONE;
   t->seen = FALSE;
-  t->nonfinite_last = GST_CLOCK_TIME_NONE;
-  t->nonfinite_warned = FALSE;
 }
 
 void gst_fx_tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate)
@@ -87,26 +85,13 @@ GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const Gst
   return ret;
 }
 
-void gst_fx_tail_warn_nonfinite(GstBaseTransform *trans, GstFxTail *t, GstClockTime ts)
-{
-  gboolean warn = !t->nonfinite_warned;
-
-  if (!warn && GST_CLOCK_TIME_IS_VALID(ts) && GST_CLOCK_TIME_IS_VALID(t->nonfinite_last))
-    warn = ts >= t->nonfinite_last + GST_SECOND || ts < t->nonfinite_last;
-  if (!warn)
-    return;
-  t->nonfinite_warned = TRUE;
-  t->nonfinite_last = ts;
-  GST_ELEMENT_WARNING(trans, STREAM, FAILED, ("NaN or Inf in the input: the effect was reset"),
-                      ("non-finite sample in the buffer at %" GST_TIME_FORMAT, GST_TIME_ARGS(ts)));
-}
-
 /* ---- GstFxEffect ---- */
 
 typedef struct {
   gpointer dsp; /* streaming thread */
   gboolean is_f64;
   GstFxTail tail;
+  GstFxNonfiniteLimit nonfinite;
 } GstFxEffectPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER)
@@ -141,6 +126,7 @@ static void reset_stream(GstFxEffect *self)
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
 
   gst_fx_tail_reset(&priv->tail);
+  gst_fx_nonfinite_reset(&priv->nonfinite);
   if (priv->dsp)
     GST_FX_EFFECT_GET_CLASS(self)->reset(priv->dsp);
 }
@@ -172,6 +158,7 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   GstMapInfo map;
   gsize frames;
   int bad;
+  guint count;
 
   if (bpf == 0 || !priv->dsp) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
@@ -185,8 +172,10 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   bad = GST_FX_EFFECT_GET_CLASS(self)->process(priv->dsp, priv->is_f64, map.data, frames);
   gst_buffer_unmap(buf, &map);
   gst_fx_tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
-  if (bad)
-    gst_fx_tail_warn_nonfinite(trans, &priv->tail, GST_BUFFER_PTS(buf));
+  count = gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0);
+  if (count > 0)
+    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: the effect was reset"),
+                        ("%u buffer(s) with non-finite samples since the last warning", count));
   return GST_FLOW_OK;
 }
 
@@ -252,5 +241,6 @@ static void gst_fx_effect_init(GstFxEffect *self)
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
 
   gst_fx_tail_reset(&priv->tail);
+  gst_fx_nonfinite_reset(&priv->nonfinite);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -24,9 +24,6 @@ typedef struct {
   GstClockTime end_pts; /* end of the last input buffer (NONE when unknown) */
   guint64 end_offset;   /* offset_end of the last input buffer (NONE when unknown) */
   gboolean seen;        /* a buffer went through since the last reset */
-  /* non-finite input warning: at most one per second of stream time */
-  GstClockTime nonfinite_last;
-  gboolean nonfinite_warned;
 } GstFxTail;
 
 void gst_fx_tail_reset(GstFxTail *t);
@@ -68,10 +65,6 @@ gpointer gst_fx_effect_get_dsp(GstFxEffect *self);
  * through. */
 GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const GstAudioInfo *info,
                                 GstFxTailRender render, GstFxTailBound bound);
-
-/* Called after a buffer at @ts held NaN or Inf (the effect cleared its state): posts a warning,
- * at most one per second of stream time. */
-void gst_fx_tail_warn_nonfinite(GstBaseTransform *trans, GstFxTail *t, GstClockTime ts);
 
 G_END_DECLS
 

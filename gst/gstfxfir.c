@@ -98,7 +98,7 @@ struct _GstFxFir {
   /* Streaming (engine_lock). */
   GMutex engine_lock;
   fx_fir_stream_t *stream;
-  gint64 nonfinite_warned_at;
+  GstFxNonfiniteLimit nonfinite;
   GstClockTime next_ts; /* end of the last input buffer, for the tail pushed at EOS */
   guint64 next_offset;
 };
@@ -655,7 +655,7 @@ static void reset_locked(GstFxFir *self)
 {
   if (self->stream)
     fx_fir_stream_reset(self->stream);
-  self->nonfinite_warned_at = 0;
+  gst_fx_nonfinite_reset(&self->nonfinite);
   self->next_ts = GST_CLOCK_TIME_NONE;
   self->next_offset = 0;
 }
@@ -809,15 +809,10 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (frames > 0) {
     nonfinite = fx_fir_has_nonfinite(map.data, frames * (size_t) channels, is_f64);
     fx_fir_stream_process(self->stream, map.data, map.data, frames);
-    if (nonfinite) {
-      /* NaN/Inf would stay in the history for num-taps samples: start clean after this buffer */
-      gint64 now = g_get_monotonic_time();
+    /* NaN/Inf would stay in the history for num-taps samples: start clean after this buffer */
+    if (nonfinite)
       fx_fir_stream_reset(self->stream);
-      if (self->nonfinite_warned_at == 0 || now - self->nonfinite_warned_at >= G_USEC_PER_SEC) {
-        self->nonfinite_warned_at = now;
-        warn = TRUE;
-      }
-    }
+    warn = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), nonfinite) > 0;
   }
   if (pending || fx_fir_stream_fading(self->stream) || nonfinite)
     latency_changed = update_backend_locked(self);

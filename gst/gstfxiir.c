@@ -34,9 +34,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
 
 /* Crossfade length for coefficient changes. */
 #define FX_CROSSFADE_SECONDS 0.005
-/* Rate limit of the non-finite input warning. */
-#define FX_NONFINITE_WARN_INTERVAL GST_SECOND
-#define FX_NONFINITE_WARN_BUFFERS 1000
 
 #define DEFAULT_DEVICE GST_FX_DEVICE_AUTO
 #define DEFAULT_PRECISION GST_FX_PRECISION_AUTO
@@ -72,10 +69,7 @@ typedef struct {
   gint channels;
   fx_sample_format_t format;
   GstFxDesign *current; /* what the cascade runs (for reconfiguration) */
-  gboolean nonfinite_warned;
-  GstClockTime nonfinite_last_ts;
-  guint nonfinite_buffers_since;
-  guint nonfinite_count;
+  GstFxNonfiniteLimit nonfinite;
 } GstFxIirPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER)
@@ -292,7 +286,7 @@ static void gst_fx_iir_init(GstFxIir *self)
   GstFxIirPrivate *priv = PRIV(self);
 
   gst_fx_common_settings_init(&priv->common);
-  priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
+  gst_fx_nonfinite_reset(&priv->nonfinite);
   g_mutex_init(&priv->engine_lock);
   priv->cascade = fx_cascade_new();
   gst_fx_device_state_init(&priv->dev);
@@ -576,10 +570,7 @@ static void reset_stream_locked(GstFxIir *self)
   /* History is gone, so the current sections apply at once again (no crossfade from zero). */
   if (priv->configured && priv->current)
     install_locked(self, priv->current);
-  priv->nonfinite_warned = FALSE;
-  priv->nonfinite_last_ts = GST_CLOCK_TIME_NONE;
-  priv->nonfinite_buffers_since = 0;
-  priv->nonfinite_count = 0;
+  gst_fx_nonfinite_reset(&priv->nonfinite);
 }
 
 static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *info)
@@ -727,7 +718,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFxIirPrivate *priv = PRIV(self);
   GstMapInfo map;
   GstFxDesign *pending = NULL;
-  gboolean reconfigure, have_dev = FALSE, warn_nonfinite = FALSE;
+  gboolean reconfigure, have_dev = FALSE;
   GstFxDevice device = GST_FX_DEVICE_AUTO;
   gboolean graphs = TRUE;
   guint scan_threshold = 0;
@@ -799,23 +790,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   flags = fx_cascade_process(priv->cascade, map.data, frames);
   warn_fail = gst_fx_device_check(&priv->dev, priv->cascade);
 
-  priv->nonfinite_buffers_since++;
-  if (flags & FX_PROCESS_NONFINITE) {
-    priv->nonfinite_count++;
-    if (!priv->nonfinite_warned)
-      warn_nonfinite = TRUE;
-    else if (GST_CLOCK_TIME_IS_VALID(ts) && GST_CLOCK_TIME_IS_VALID(priv->nonfinite_last_ts))
-      warn_nonfinite = ts >= priv->nonfinite_last_ts + FX_NONFINITE_WARN_INTERVAL;
-    else
-      warn_nonfinite = priv->nonfinite_buffers_since >= FX_NONFINITE_WARN_BUFFERS;
-    if (warn_nonfinite) {
-      priv->nonfinite_warned = TRUE;
-      priv->nonfinite_last_ts = ts;
-      priv->nonfinite_buffers_since = 0;
-      count = priv->nonfinite_count;
-      priv->nonfinite_count = 0;
-    }
-  }
+  count = gst_fx_nonfinite_check(&priv->nonfinite, ts, (flags & FX_PROCESS_NONFINITE) != 0);
   g_mutex_unlock(&priv->engine_lock);
   gst_buffer_unmap(buf, &map);
   gst_fx_design_free(pending);
@@ -828,7 +803,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     GST_ELEMENT_WARNING(self, RESOURCE, FAILED, ("%s", warn_fail), ("CUDA failure mid-stream"));
     g_free(warn_fail);
   }
-  if (warn_nonfinite) {
+  if (count > 0) {
     GST_ELEMENT_WARNING(self, STREAM, FAILED,
                         ("NaN or Inf in the input: the filter state was reset"),
                         ("%u buffer(s) with non-finite samples since the last warning", count));

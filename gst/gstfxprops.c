@@ -87,3 +87,36 @@ void gst_fx_sync_controllers(GstBaseTransform *trans, GstBuffer *buffer)
   if (GST_CLOCK_TIME_IS_VALID(stream_time))
     gst_object_sync_values(GST_OBJECT(trans), stream_time);
 }
+
+void gst_fx_nonfinite_reset(GstFxNonfiniteLimit *l)
+{
+  l->warned = FALSE;
+  l->last_ts = GST_CLOCK_TIME_NONE;
+  l->buffers_since = 0;
+  l->count = 0;
+}
+
+guint gst_fx_nonfinite_check(GstFxNonfiniteLimit *l, GstClockTime ts, gboolean nonfinite)
+{
+  gboolean warn;
+  guint count;
+
+  l->buffers_since++;
+  if (!nonfinite)
+    return 0;
+  l->count++;
+  if (!l->warned)
+    warn = TRUE;
+  else if (GST_CLOCK_TIME_IS_VALID(ts) && GST_CLOCK_TIME_IS_VALID(l->last_ts))
+    warn = ts >= l->last_ts + GST_FX_NONFINITE_INTERVAL || ts < l->last_ts;
+  else
+    warn = l->buffers_since >= GST_FX_NONFINITE_BUFFERS;
+  if (!warn)
+    return 0;
+  count = l->count;
+  l->warned = TRUE;
+  l->last_ts = ts;
+  l->buffers_since = 0;
+  l->count = 0;
+  return count;
+}

@@ -46,6 +46,24 @@ GType gst_fx_enum_register_once(GType *type, const gchar *name, const GEnumValue
  * properties to @buffer's stream time (so automation also works in passthrough). */
 void gst_fx_sync_controllers(GstBaseTransform *trans, GstBuffer *buffer);
 
+/* Rate limit of the "NaN or Inf in the input" warning every element posts: the first buffer with
+ * non-finite samples warns, later ones at most once per GST_FX_NONFINITE_INTERVAL of stream time
+ * (or, for buffers without timestamps, once per GST_FX_NONFINITE_BUFFERS buffers). Reset it on a
+ * new stream or a flush. Streaming thread. */
+#define GST_FX_NONFINITE_INTERVAL GST_SECOND
+#define GST_FX_NONFINITE_BUFFERS 1000
+typedef struct {
+  gboolean warned;
+  GstClockTime last_ts;
+  guint buffers_since;
+  guint count; /* buffers with non-finite samples since the last warning */
+} GstFxNonfiniteLimit;
+
+void gst_fx_nonfinite_reset(GstFxNonfiniteLimit *l);
+/* Counts a processed buffer at @ts (NONE when unknown); @nonfinite: it held NaN or Inf. Returns
+ * the number of such buffers to report when a warning is due now, else 0. */
+guint gst_fx_nonfinite_check(GstFxNonfiniteLimit *l, GstClockTime ts, gboolean nonfinite);
+
 G_END_DECLS
 
 #endif

@@ -29,28 +29,44 @@ typedef struct {
   gboolean warns_nonfinite;
   /* A string parameter changeable while playing and a second valid value for it (stress). */
   const char *string_param, *string_alt;
+  /* Holds the whole stream until EOS (fxnormalize): nothing comes out before EOS, so it cannot
+   * preroll; state cycling then waits for no output and flushing seeks do not apply. */
+  gboolean holds;
 } fx_elem_info_t;
 
 static const fx_elem_info_t fx_known[] = {
-    {"fxbutterworth", "", TRUE, TRUE, TRUE, NULL, NULL},
-    {"fxchebyshev1", "", TRUE, TRUE, TRUE, NULL, NULL},
-    {"fxchebyshev2", "", TRUE, TRUE, TRUE, NULL, NULL},
-    {"fxelliptic", "", TRUE, TRUE, TRUE, NULL, NULL},
-    {"fxlinkwitzriley", "", TRUE, TRUE, TRUE, NULL, NULL},
-    {"fxbiquad", "type=peaking gain=6", TRUE, TRUE, TRUE, NULL, NULL},
+    {"fxbutterworth", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxchebyshev1", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxchebyshev2", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxelliptic", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxlinkwitzriley", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxbiquad", "type=peaking gain=6", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
     {"fxsos", "sections=\"0.2 0.4 0.2 1 -0.3 0.1; 1 -2 1 1 -1.8 0.81\"", TRUE, TRUE, TRUE,
-     "sections", "1 0 0 1 0 0; 0.5 0.5 0 1 -0.5 0"},
-    {"fxgain", "gain=-6", TRUE, TRUE, FALSE, NULL, NULL},
+     "sections", "1 0 0 1 0 0; 0.5 0.5 0 1 -0.5 0", FALSE},
+    {"fxgain", "gain=-6", TRUE, TRUE, FALSE, NULL, NULL, FALSE},
     {"fxchain",
      "chain=\"fxbutterworth name=c1 mode=high-pass cutoff=80 ! fxgain name=c2 gain=-3 ! "
      "fxbiquad name=c3 type=peaking gain=3 ! fxchebyshev1 name=c4 order=6\"",
-     TRUE, TRUE, TRUE, NULL, NULL},
+     TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    /* name, setup, exact, independent, warns_nonfinite, string param, alt, holds */
+    {"fxeq", "num-bands=3 band0::type=low-shelf band0::gain=4 band2::gain=-3", TRUE, TRUE, TRUE,
+     NULL, NULL, FALSE},
+    {"fxfir", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    /* The dynamics elements link their channels by default (one gain for all). */
+    {"fxcompressor", "threshold=-20 ratio=4", TRUE, FALSE, TRUE, NULL, NULL, FALSE},
+    {"fxgate", "threshold=-40", TRUE, FALSE, TRUE, NULL, NULL, FALSE},
+    /* Look-ahead: the output is delayed and its tail pushed at EOS. */
+    {"fxlimiter", "threshold=-3", FALSE, FALSE, TRUE, NULL, NULL, FALSE},
+    /* Effects with a tail rendered at EOS. */
+    {"fxdelay", "delay=20 feedback=0.3 mix=0.5", FALSE, TRUE, TRUE, NULL, NULL, FALSE},
+    {"fxreverb", "", FALSE, FALSE, TRUE, NULL, NULL, FALSE},
+    {"fxnormalize", "", FALSE, FALSE, FALSE, NULL, NULL, TRUE},
 };
 
 /* The table line of an element, or a default (no setup, weak assertions) for one not listed. */
 static inline fx_elem_info_t fx_elem_info(const char *name)
 {
-  fx_elem_info_t d = {NULL, "", FALSE, FALSE, FALSE, NULL, NULL};
+  fx_elem_info_t d = {NULL, "", FALSE, FALSE, FALSE, NULL, NULL, FALSE};
   for (gsize i = 0; i < G_N_ELEMENTS(fx_known); i++)
     if (strcmp(fx_known[i].name, name) == 0)
       return fx_known[i];
@@ -258,6 +274,19 @@ static inline void fx_scale_frequencies(GstElement *e, int rate)
     }
   }
   g_free(specs);
+  if (GST_IS_CHILD_PROXY(e) && !GST_IS_BIN(e)) { /* fxeq's bands */
+    guint nc = gst_child_proxy_get_children_count(GST_CHILD_PROXY(e));
+    for (guint c = 0; c < nc; c++) {
+      GObject *child = gst_child_proxy_get_child_by_index(GST_CHILD_PROXY(e), c);
+      if (child && g_object_class_find_property(G_OBJECT_GET_CLASS(child), "frequency")) {
+        double v;
+        g_object_get(child, "frequency", &v, NULL);
+        g_object_set(child, "frequency", v * k, NULL);
+      }
+      if (child)
+        g_object_unref(child);
+    }
+  }
   if (GST_IS_BIN(e)) {
     GList *children = NULL;
     GST_OBJECT_LOCK(e);
@@ -288,6 +317,9 @@ static inline GList *fx_children(GstElement *e)
 static inline GstHarness *fx_harness_for(GstElement *e, GstBus **bus)
 {
   GstHarness *h = gst_harness_new_with_element(e, "sink", "src");
+  /* A harness reports a live upstream by default; these streams stand for files (fxnormalize
+   * refuses live sources). */
+  gst_harness_set_live(h, FALSE);
   *bus = gst_bus_new();
   gst_element_set_bus(e, *bus);
   return h;

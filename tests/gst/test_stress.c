@@ -143,12 +143,13 @@ GST_START_TEST(test_state_cycling)
     guint64 before = probe.buffers;
     fail_unless(gst_element_set_state(pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE,
                 "%s: cycle %d: PLAYING failed", name, i);
-    fail_unless(fx_probe_wait(&probe, before + 2), "%s: cycle %d: no data", name, i);
+    if (!info.holds)
+      fail_unless(fx_probe_wait(&probe, before + 2), "%s: cycle %d: no data", name, i);
     fail_unless_equals_int(gst_element_set_state(pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
     fail_unless_equals_int(fx_bus_errors(bus, NULL), 0);
   }
   GST_INFO("%s: %d cycles, %" G_GUINT64_FORMAT " buffers", name, cycles, probe.buffers);
-  fail_unless(probe.buffers >= (guint64) cycles * 2);
+  fail_unless(info.holds || probe.buffers >= (guint64) cycles * 2);
   fail_unless_equals_int((int) probe.bad_size, 0);
   fail_unless_equals_int((int) probe.nonfinite, 0);
   gst_object_unref(bus);
@@ -187,6 +188,25 @@ static guint64 fx_push_noise(GstHarness *h, const fx_elem_info_t *info, fx_fmt_t
   }
   g_free(x);
   return out_frames;
+}
+
+/* Pulls what is queued without pushing (what an element flushed out on a caps change: a
+ * look-ahead tail or held audio, in the previous format `fmt`/`channels`); checks it is finite and
+ * returns its frames. */
+static guint64 fx_pull_pending(GstHarness *h, fx_fmt_t fmt, int channels)
+{
+  GstBuffer *out;
+  guint64 frames = 0;
+  gsize bpf = (fmt == FX_F64 ? 8 : 4) * (gsize) channels;
+  while ((out = gst_harness_try_pull(h)) != NULL) {
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(out, &map, GST_MAP_READ));
+    fail_unless_equals_int((int) fx_count_nonfinite(&map, fmt), 0);
+    frames += map.size / bpf;
+    gst_buffer_unmap(out, &map);
+    gst_buffer_unref(out);
+  }
+  return frames;
 }
 
 /* Sends EOS and counts the frames of what comes out after it (elements with a tail). */
@@ -403,6 +423,8 @@ GST_START_TEST(test_renegotiation)
   const int chans[] = {2, 1, 6, 3, 8, 1, 2, 5};
   guint64 in = 0, out = 0;
   const int switches = fx_scaled(60);
+  fx_fmt_t prev_fmt = FX_F32;
+  int prev_ch = 1;
 
   for (int k = 0; k < switches; k++) {
     int rate = rates[k % G_N_ELEMENTS(rates)], ch = chans[k % G_N_ELEMENTS(chans)];
@@ -413,10 +435,14 @@ GST_START_TEST(test_renegotiation)
       fx_harness_stream(h, fmt, rate, ch);
     else
       gst_harness_set_src_caps(h, fx_caps(fmt, rate, ch));
+    out += fx_pull_pending(h, prev_fmt, prev_ch);
+    prev_fmt = fmt;
+    prev_ch = ch;
     out += fx_push_noise(h, &info, fmt, rate, ch, 3, 100 + (size_t) k, &offset);
     in += offset;
     fail_unless_equals_int(fx_bus_errors(bus, NULL), 0);
   }
+  out += fx_drain(h, prev_fmt, prev_ch); /* what is held until EOS (fxnormalize), tails */
   fx_check_count(&info, in, out);
   gst_harness_teardown(h);
   gst_element_set_bus(e, NULL);
@@ -440,6 +466,11 @@ GST_START_TEST(test_flushing_seeks)
   const GstClockTime len = GST_SECOND / 2;
   GstClockTime start = 0;
 
+  if (info.holds) { /* no preroll before EOS: nothing to seek in */
+    g_print("%s: flushing seeks do not apply (holds the stream until EOS)\n", name);
+    g_free(name);
+    return;
+  }
   fx_probe_init(&probe, FX_F64, 2, 0);
   pipe = fx_pipeline(name, FX_F64, RATE, 2, -1, spb, &probe);
   bus = gst_element_get_bus(pipe);
