@@ -367,7 +367,7 @@ static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTi
   count = gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0);
   if (count > 0)
     GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
-                        ("%u buffer(s) with non-finite samples since the last warning", count));
+                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
 }
 
 static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)

@@ -806,7 +806,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (count > 0) {
     GST_ELEMENT_WARNING(self, STREAM, FAILED,
                         ("NaN or Inf in the input: the filter state was reset"),
-                        ("%u buffer(s) with non-finite samples since the last warning", count));
+                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
   }
   return GST_FLOW_OK;
 }
