@@ -276,3 +276,18 @@ def test_element_contract(name):
         assert p.flags & Gst.PARAM_CONTROLLABLE, "%s:%s not controllable" % (name, p.name)
         assert p.flags & Gst.PARAM_MUTABLE_PLAYING, p.name
     assert n_dsp >= 2
+
+
+def test_inside_fxchain_as_opaque_stage():
+    """Inside fxchain, fxnormalize is an opaque stage between fused IIR runs: the output equals
+    the same elements linked in a pipeline, and its peak is the target (numpy)."""
+    rate = 48000
+    x = signal(rate, 0.4, 2, seed=21)
+    stages = ("fxbutterworth mode=high-pass cutoff=40 ! fxnormalize mode=peak target=-3 ! "
+              "fxbiquad type=peaking frequency=1000 gain=0")
+    a = run_pipeline("fxchain chain=\"%s\"" % stages, x, rate, split=("random", 1, 3000))
+    b = run_pipeline(stages, x, rate, split=("random", 1, 3000))
+    assert_clean(a, frames=x.shape[0])
+    assert_clean(b, frames=x.shape[0])
+    assert np.array_equal(a.y, b.y)
+    assert np.allclose(20 * np.log10(np.abs(a.y).max()), -3.0, atol=1e-9)
