@@ -300,7 +300,8 @@ EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
   if (!*g)
     return 2;
   (*g)->ops = malloc((s->n ? s->n : 1) * sizeof(op_t));
-  memcpy((*g)->ops, s->ops, s->n * sizeof(op_t));
+  if (s->n) /* an empty capture has no ops array (memcpy's pointers must not be NULL) */
+    memcpy((*g)->ops, s->ops, s->n * sizeof(op_t));
   (*g)->n = s->n;
   s->n = 0;
   return 0;

@@ -70,6 +70,8 @@ def missing(need):
                            timeout=60)
         return None if r.returncode == 0 else "perf cannot open events here"
     if need == "valgrind":
+        if "libasan" in os.environ.get("LD_PRELOAD", ""):
+            return "the plugin is built with AddressSanitizer, which valgrind cannot run"
         return None if shutil.which("valgrind") else "valgrind is not installed"
     if need == "parallel-ssh":
         if not shutil.which("parallel"):
