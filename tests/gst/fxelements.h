@@ -142,25 +142,29 @@ static inline gchar *fx_element_name(int i)
 }
 
 /* A new element named "f" with its setup applied (transfer full, floating ref sunk). */
-static inline GstElement *fx_element_make(const char *name)
+/* gst_parse_launch (GStreamer 1.22) leaks a reference to a child whose property is set with the
+ * child-proxy syntax (`band0::gain=4`; the stock equalizer-nbands shows the same under the leaks
+ * tracer and valgrind), so setups keep "child::property=value" words out of launch lines:
+ * fx_setup_plain() is the setup without them, fx_setup_children() sets them on the made element.
+ * (Setups with such words have no quoted spaces.) */
+static inline gchar *fx_setup_plain(const char *setup)
 {
-  fx_elem_info_t info = fx_elem_info(name);
-  /* gst_parse_launch (GStreamer 1.22) leaks a reference to a child whose property is set with
-   * the child-proxy syntax (`band0::gain=4`; the stock equalizer-nbands shows the same under the
-   * leaks tracer), so "child::property=value" words (setups without quoted spaces only) are set
-   * here instead. */
-  gboolean children = strstr(info.setup, "::") != NULL;
-  gchar **words = children ? g_strsplit(info.setup, " ", -1) : NULL;
-  GString *plain = g_string_new(children ? "" : info.setup);
-  for (gchar **w = words; w && *w; w++)
+  gchar **words;
+  GString *plain;
+  if (!strstr(setup, "::"))
+    return g_strdup(setup);
+  words = g_strsplit(setup, " ", -1);
+  plain = g_string_new("");
+  for (gchar **w = words; *w; w++)
     if (!strstr(*w, "::"))
       g_string_append_printf(plain, " %s", *w);
-  gchar *desc = g_strdup_printf("%s name=f %s", name, plain->str);
-  GError *err = NULL;
-  GstElement *e = gst_parse_launch(desc, &err);
+  g_strfreev(words);
+  return g_string_free(plain, FALSE);
+}
 
-  fail_unless(e != NULL && err == NULL, "cannot create \"%s\": %s", desc, err ? err->message : "?");
-  gst_object_ref_sink(e);
+static inline void fx_setup_children(GstElement *e, const char *setup)
+{
+  gchar **words = strstr(setup, "::") ? g_strsplit(setup, " ", -1) : NULL;
   for (gchar **w = words; w && *w; w++) {
     gchar **kv = strstr(*w, "::") ? g_strsplit(*w, "=", 2) : NULL;
     GObject *target = NULL;
@@ -168,13 +172,26 @@ static inline GstElement *fx_element_make(const char *name)
     if (!kv)
       continue;
     fail_unless(kv[1] && gst_child_proxy_lookup(GST_CHILD_PROXY(e), kv[0], &target, &pspec),
-                "%s: no child property %s", name, kv[0]);
+                "%s: no child property %s", GST_OBJECT_NAME(e), kv[0]);
     gst_util_set_object_arg(target, pspec->name, kv[1]);
     g_object_unref(target);
     g_strfreev(kv);
   }
   g_strfreev(words);
-  g_string_free(plain, TRUE);
+}
+
+static inline GstElement *fx_element_make(const char *name)
+{
+  fx_elem_info_t info = fx_elem_info(name);
+  gchar *plain = fx_setup_plain(info.setup);
+  gchar *desc = g_strdup_printf("%s name=f %s", name, plain);
+  GError *err = NULL;
+  GstElement *e = gst_parse_launch(desc, &err);
+
+  fail_unless(e != NULL && err == NULL, "cannot create \"%s\": %s", desc, err ? err->message : "?");
+  gst_object_ref_sink(e);
+  fx_setup_children(e, info.setup);
+  g_free(plain);
   g_free(desc);
   return e;
 }

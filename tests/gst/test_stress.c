@@ -101,10 +101,11 @@ static GstElement *fx_pipeline(const char *name, fx_fmt_t fmt, int rate, int cha
 {
   fx_elem_info_t info = fx_elem_info(name);
   gchar *caps = fx_caps_string(fmt, rate, channels);
+  gchar *plain = fx_setup_plain(info.setup);
   gchar *desc = g_strdup_printf(
       "audiotestsrc wave=white-noise volume=0.5 num-buffers=%d samplesperbuffer=%d ! %s ! "
       "%s name=f %s ! fakesink sync=false",
-      num_buffers, spb, caps, name, info.setup);
+      num_buffers, spb, caps, name, plain);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch(desc, &err);
   GstElement *f;
@@ -112,6 +113,7 @@ static GstElement *fx_pipeline(const char *name, fx_fmt_t fmt, int rate, int cha
 
   fail_unless(pipe != NULL && err == NULL, "%s: %s", desc, err ? err->message : "?");
   f = gst_bin_get_by_name(GST_BIN(pipe), "f");
+  fx_setup_children(f, info.setup);
   pad = gst_element_get_static_pad(f, "src");
   gst_pad_add_probe(pad,
                     GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
@@ -119,6 +121,7 @@ static GstElement *fx_pipeline(const char *name, fx_fmt_t fmt, int rate, int cha
                     fx_probe_cb, probe, NULL);
   gst_object_unref(pad);
   gst_object_unref(f);
+  g_free(plain);
   g_free(desc);
   g_free(caps);
   return pipe;
