@@ -196,8 +196,9 @@ static inline GstElement *fx_element_make(const char *name)
   return e;
 }
 
-/* The DSP parameters of an object: writable, controllable, of a type a controller can drive. */
-static inline GPtrArray *fx_dsp_params(GObject *obj)
+/* The writable numeric, boolean or enum properties of an object that carry one of the `any`
+ * flags. */
+static inline GPtrArray *fx_params_flagged(GObject *obj, GParamFlags any)
 {
   guint n = 0;
   GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(obj), &n);
@@ -206,8 +207,7 @@ static inline GPtrArray *fx_dsp_params(GObject *obj)
   for (guint i = 0; i < n; i++) {
     GParamSpec *p = specs[i];
     GType t = G_PARAM_SPEC_VALUE_TYPE(p);
-    if (!(p->flags & G_PARAM_WRITABLE) || !(p->flags & GST_PARAM_CONTROLLABLE) ||
-        (p->flags & G_PARAM_CONSTRUCT_ONLY))
+    if (!(p->flags & G_PARAM_WRITABLE) || (p->flags & G_PARAM_CONSTRUCT_ONLY) || !(p->flags & any))
       continue;
     if (t == G_TYPE_DOUBLE || t == G_TYPE_FLOAT || t == G_TYPE_INT || t == G_TYPE_UINT ||
         t == G_TYPE_INT64 || t == G_TYPE_UINT64 || t == G_TYPE_BOOLEAN || G_TYPE_IS_ENUM(t))
@@ -217,27 +217,18 @@ static inline GPtrArray *fx_dsp_params(GObject *obj)
   return out;
 }
 
+/* The DSP parameters of an object: writable, controllable, of a type a controller can drive. */
+static inline GPtrArray *fx_dsp_params(GObject *obj)
+{
+  return fx_params_flagged(obj, GST_PARAM_CONTROLLABLE);
+}
+
 /* The parameters to change from other threads while streaming: the DSP parameters plus every
  * other writable numeric, boolean or enum property flagged GST_PARAM_MUTABLE_PLAYING (device,
  * precision, ...). */
 static inline GPtrArray *fx_stress_params(GObject *obj)
 {
-  guint n = 0;
-  GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(obj), &n);
-  GPtrArray *out = g_ptr_array_new();
-
-  for (guint i = 0; i < n; i++) {
-    GParamSpec *p = specs[i];
-    GType t = G_PARAM_SPEC_VALUE_TYPE(p);
-    if (!(p->flags & G_PARAM_WRITABLE) || (p->flags & G_PARAM_CONSTRUCT_ONLY) ||
-        !(p->flags & (GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)))
-      continue;
-    if (t == G_TYPE_DOUBLE || t == G_TYPE_FLOAT || t == G_TYPE_INT || t == G_TYPE_UINT ||
-        t == G_TYPE_INT64 || t == G_TYPE_UINT64 || t == G_TYPE_BOOLEAN || G_TYPE_IS_ENUM(t))
-      g_ptr_array_add(out, p);
-  }
-  g_free(specs);
-  return out;
+  return fx_params_flagged(obj, GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
 }
 
 static inline double fx_clampd(double v, double lo, double hi)
