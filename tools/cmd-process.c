@@ -152,6 +152,16 @@ typedef struct {
   gchar **args;
 } ProcessArgs;
 
+/* The media options of the parsed arguments, checked (fx_media_check_options). */
+static int process_check_options(GOptionContext *ctx, ProcessArgs *a, FxMediaOptions *opts)
+{
+  opts->chain = a->chain != NULL ? g_strstrip(a->chain) : NULL;
+  opts->device = a->device;
+  opts->precision = a->precision;
+  opts->rate = a->rate;
+  return fx_media_check_options(ctx, opts, a->format);
+}
+
 static void process_args_clear(ProcessArgs *a)
 {
   g_free(a->chain);
@@ -214,11 +224,7 @@ int fx_cmd_process(int argc, char **argv)
     status = FX_EXIT_USAGE;
     goto out;
   }
-  opts.chain = a.chain != NULL ? g_strstrip(a.chain) : NULL;
-  opts.device = a.device;
-  opts.precision = a.precision;
-  opts.rate = a.rate;
-  status = fx_media_check_options(ctx, &opts, a.format);
+  status = process_check_options(ctx, &a, &opts);
   if (status != FX_EXIT_OK)
     goto out;
   if (a.args == NULL || g_strv_length(a.args) != 2) {
@@ -270,11 +276,7 @@ int fx_cmd_process_many(int argc, char **argv)
     status = FX_EXIT_USAGE;
     goto out;
   }
-  opts.chain = a.chain != NULL ? g_strstrip(a.chain) : NULL;
-  opts.device = a.device;
-  opts.precision = a.precision;
-  opts.rate = a.rate;
-  status = fx_media_check_options(ctx, &opts, a.format);
+  status = process_check_options(ctx, &a, &opts);
   if (status != FX_EXIT_OK)
     goto out;
   if (a.outdir == NULL || a.args == NULL) {
