@@ -17,14 +17,15 @@ targets=(fuzz_sosparse fuzz_design fuzz_cascade fuzz_plan fuzz_chain)
 if [ ! -f "$FX_ROOT/build-fuzz/build.ninja" ]; then
   fx_log "configuring build-fuzz (clang, fuzz, sanitize)"
   CC=clang meson setup "$FX_ROOT/build-fuzz" "$FX_ROOT" -Dfuzz=true -Dsanitize=true \
-    -Dfuzz_seconds="$seconds" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
+    -Dfuzz_seconds="$seconds" >"${TMPDIR:-/tmp}/gst-fx-fuzz-setup.log" 2>&1 ||
+    { tail -n 40 "${TMPDIR:-/tmp}/gst-fx-fuzz-setup.log"; echo "0 passed, 1 failed"; exit 1; }
 else
   meson configure "$FX_ROOT/build-fuzz" -Dfuzz_seconds="$seconds" >/dev/null
 fi
 fx_log "building the fuzz targets"
 ninja -C "$FX_ROOT/build-fuzz" gst/libgstfx.so $(for t in "${targets[@]}"; do
-  printf 'tests/fuzz/%s tests/fuzz/%s_replay ' "$t" "$t"; done) >/dev/null ||
-  { echo "0 passed, 1 failed"; exit 1; }
+  printf 'tests/fuzz/%s tests/fuzz/%s_replay ' "$t" "$t"; done) >"$FX_ROOT/build-fuzz/fuzz-build.log" 2>&1 ||
+  { tail -n 60 "$FX_ROOT/build-fuzz/fuzz-build.log"; echo "0 passed, 1 failed"; exit 1; }
 
 if [ -n "$long" ]; then
   rc=0
