@@ -94,7 +94,7 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
     size_t k = 0;                                                                                  \
     for (; k + NV <= n; k += NV) {                                                                 \
       V xv = FIR_CAT(load, SUF)(x + k);                                                            \
-      V xs = __builtin_shuffle(xv, FIR_CAT(swap, SUF));                                            \
+      V xs = FIR_SWAP_##SUF(xv);                                                                   \
       FIR_CAT(store, SUF)                                                                          \
       (y + k, FIR_CAT(load, SUF)(y + k) + FIR_CAT(load, SUF)(hd + k) * xv +                        \
                   FIR_CAT(load, SUF)(hs + k) * xs);                                                \
@@ -106,18 +106,17 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
     }                                                                                              \
   }
 
-/* pair-swap masks: (1, 0, 3, 2, ...) */
-typedef int fir_mf __attribute__((vector_size(FIR_VBYTES)));
-typedef long long fir_md __attribute__((vector_size(FIR_VBYTES)));
+/* pair swap (1, 0, 3, 2, ...); __builtin_shufflevector is understood by GCC >= 12 and clang */
 #if FIR_VBYTES == 16
-static const fir_mf swap_f32 = {1, 0, 3, 2};
-static const fir_md swap_f64 = {1, 0};
+#define FIR_SWAP_f32(v) __builtin_shufflevector(v, v, 1, 0, 3, 2)
+#define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0)
 #elif FIR_VBYTES == 32
-static const fir_mf swap_f32 = {1, 0, 3, 2, 5, 4, 7, 6};
-static const fir_md swap_f64 = {1, 0, 3, 2};
+#define FIR_SWAP_f32(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6)
+#define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0, 3, 2)
 #else
-static const fir_mf swap_f32 = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
-static const fir_md swap_f64 = {1, 0, 3, 2, 5, 4, 7, 6};
+#define FIR_SWAP_f32(v)                                                                            \
+  __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14)
+#define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6)
 #endif
 
 #define FIR_FMA_f32 FIR_FMAF
