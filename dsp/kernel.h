@@ -23,15 +23,16 @@
  *     DESIGN.md §3 allows (F64: 1e-12 relative; F32: rounding). The per-sample paths (scalar,
  *     channel vectors, wavefront: the same arithmetic for every sample of every call) are
  *     bit-identical across splits. The time-block path of the AVX2 kernel (and of AVX-512, which
- *     hands it mono and stereo) is not: in double arithmetic (f64, f32_d; f32_s only when built
- *     with FX_TB_F32S=1), for 1 or 2 channels, K <= 12 (10 for mono) and a call of at least
- *     8192 frames (without its last two frames), it filters consecutive
- *     time blocks side by side in the vector lanes from zero state and adds each block's
+ *     hands it mono and stereo) is not: on F32 streams in double arithmetic (f32_d;
+ *     f64 only when built with FX_TB_F64=1, f32_s only with FX_TB_F32S=1), for 1 or 2 channels, K
+ * <= 12 (10 for mono) and a call of at least 8192 frames (without its last two frames), it filters
+ * consecutive time blocks side by side in the vector lanes from zero state and adds each block's
  *     zero-input response from the state computed for its start (kernel_tblock.h), so a sample's
  *     rounding depends on where its call began and ended. Calls shorter than that, and every
  *     other shape, stay bit-identical across splits; the time-block results agree with them
- *     within DESIGN's bar (measured: F64 <= 1e-12 relative on 50 Hz low-pass order 8 and
- *     20/80 Hz high-pass order 4 at 48 kHz; F32 with double arithmetic >= 150 dB SER).
+ *     within DESIGN's bar for F32 (F32 with double arithmetic >= 150 dB SER). F64 streams stay off
+ *     it: its split differences reach 1.5e-12 of the peak on a 20 Hz order-4 high-pass and 3.7e-9
+ *     on a double pole at -0.9999 (kernel_x256.h), beyond DESIGN's 1e-12.
  *   - Recurrence per section, y = b0 x + z1; z1 = (b1 x + z2) - a1 y; z2 = b2 x - a2 y, so the
  *     loop-carried chain is short (two FMA latencies where FMA is used).
  *   - Denormals must not slow decaying tails: set flush-to-zero / denormals-are-zero for the
