@@ -28,12 +28,11 @@ extern const size_t fx_cuda_fatbin_size;
 #define FX_CTL_BYTES 64
 /* Time-parallel scan (kernels.h): frames per chunk (a power of two; short chunks for short
  * buffers, where the latency of one block is the whole kernel, long ones to spread the scan's
- * cost over more samples), the frame count from which the long chunk is used, and the spans a
- * block looks back over aggregates. */
+ * cost over more samples and make fewer spans to look back over), and the frame count from which
+ * the long chunk is used. */
 #define FX_SCAN_CHUNK_SHORT 16
-#define FX_SCAN_CHUNK_LONG 64
+#define FX_SCAN_CHUNK_LONG 128
 #define FX_SCAN_CHUNK_SWITCH 65536
-#define FX_SCAN_LOOKBACK 16
 /* Automatic choice between the two kernels (scan-threshold=0), from the H200 run of 2026-11-30
  * (docs/cuda.md, "scan-threshold and device=auto"): there the scan beat the sequential kernel
  * at every shape of 1e5 frames or more (1 to 512 channels, 4x to 17x); below that only the
@@ -474,7 +473,7 @@ static void matmul(long double *dst, const long double *a, const long double *b,
 
 /* The powers kernels.h's scan needs, of the zero-input state transition A of sections
  * coef[K][5] (state [K][2]), with P = A^L (L frames per chunk, a power of two) and
- * Q = P^FXK_SCAN_BLOCK: Q^m for m = 0 .. FX_SCAN_LOOKBACK, then P^(2^k) for
+ * Q = P^FXK_SCAN_BLOCK: Q^m for m = 0 .. FXK_LB_WIN, then P^(2^k) for
  * k = 0 .. FXK_SCAN_LOG2B, into pw (double, computed in extended precision). 0 on allocation
  * failure. */
 static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
@@ -507,7 +506,7 @@ static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
     memcpy(P, T, nn * sizeof(long double));
   }
   /* P^(2^k), k = 0 .. log2 B, after the Q^m; P ends as Q = P^B */
-  double *pp = pw + (size_t) (FX_SCAN_LOOKBACK + 1) * nn;
+  double *pp = pw + (size_t) (FXK_LB_WIN + 1) * nn;
   for (int k = 0; k <= FXK_SCAN_LOG2B; k++) {
     for (size_t i = 0; i < nn; i++)
       pp[(size_t) k * nn + i] = (double) P[i];
@@ -519,7 +518,7 @@ static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
   /* Q^m: Q = identity, then times P (= Q now) */
   for (size_t i = 0; i < nn; i++)
     Q[i] = (i % (size_t) (n + 1)) == 0;
-  for (int m = 0; m <= FX_SCAN_LOOKBACK; m++) {
+  for (int m = 0; m <= FXK_LB_WIN; m++) {
     for (size_t i = 0; i < nn; i++)
       pw[(size_t) m * nn + i] = (double) Q[i];
     matmul(T, Q, P, n);
@@ -537,7 +536,7 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   CUresult r;
   const int K = call->K, n2 = 2 * K;
   const size_t nn = (size_t) n2 * (size_t) n2;
-  const size_t pw_bytes = (size_t) FXK_PW_COUNT(FX_SCAN_LOOKBACK) * nn * sizeof(double);
+  const size_t pw_bytes = (size_t) FXK_PW_COUNT * nn * sizeof(double);
   const uint64_t L = scan_chunk(call->frames);
   /* the coefficients in double, as the kernel's arithmetic sees them */
   double cf[5 * FXK_SCAN_KMAX];
@@ -635,7 +634,6 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
     a.work = g->d_work;
     a.chunk = scan_chunk(call->frames);
     a.nblocks = scan_spans(call->frames);
-    a.lookback = FX_SCAN_LOOKBACK;
     threads = FXK_SCAN_BLOCK;
     blocks = scan_blocks(call->frames, call->channels);
   }
@@ -897,7 +895,7 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
   const size_t ctlb = (size_t) (reps + 1) * 4 * sizeof(uint64_t);
   const uint64_t T = scan_blocks(frames, channels);
-  const size_t pwb = scan ? (size_t) FXK_PW_COUNT(FX_SCAN_LOOKBACK) * n2 * n2 * sizeof(double) : 8;
+  const size_t pwb = scan ? (size_t) FXK_PW_COUNT * n2 * n2 * sizeof(double) : 8;
   const size_t wb = scan ? (size_t) FXK_WORK_BYTES(T, n2) : 8;
   CUdeviceptr d = 0, sm = 0, pw = 0, work = 0, dctl = 0;
   CUstream s = NULL;
@@ -962,7 +960,6 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   a.work = work;
   a.chunk = scan_chunk(frames);
   a.nblocks = scan_spans(frames);
-  a.lookback = FX_SCAN_LOOKBACK;
   a.channels = channels;
   a.k0 = 0;
   a.K = K;

@@ -43,13 +43,12 @@ typedef struct {
   uint64_t ctl;     /* uint64_t [2]: checkpoint positions for this call (0: none), see snap */
   uint64_t snap[2]; /* T [C][kstride][2]: the state after ctl[i] frames (sections k0..k0+K-1) */
   /* time-parallel scan kernel only (see below) */
-  uint64_t pw;      /* double [FXK_PW_COUNT(lookback)][2K][2K]: the powers (see the scan) */
+  uint64_t pw;      /* double [FXK_PW_COUNT][2K][2K]: the powers (see the scan) */
   uint64_t work;    /* fxk_work layout: flags, aggregates, inclusive states, block counter */
   uint64_t chunk;   /* frames per chunk */
   uint64_t nblocks; /* blocks (spans of FXK_SCAN_BLOCK chunks) per channel */
   int32_t channels, k0, K, kstride;
-  int32_t lookback; /* spans a block may look back over aggregates before it waits */
-  int32_t pad_;
+  int32_t pad_[2];
 } fxk_seq_args_t;
 
 /* Time-parallel scan kernel: sections up to FXK_SCAN_KMAX (state vectors of 2K <= 32). */
@@ -257,6 +256,13 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
   } while (0)
 #endif
 
+/* The fake driver (which runs blocks in order, so that every earlier span has its inclusive
+ * state) may pretend that a span `back` spans back has only its aggregate, to exercise the
+ * look-back's longer walks; on the GPU this never applies. */
+#ifndef FXK_HIDE_INCLUSIVE
+#define FXK_HIDE_INCLUSIVE(back) 0
+#endif
+
 /* Block cooperation, written once for both compilers: FXK_ALL_THREADS(tid, statements) runs the
  * statements for every thread tid of the block, then a block barrier. On the GPU every thread
  * runs its own tid and meets the others at __syncthreads(); on the CPU (the fake driver calls a
@@ -290,10 +296,12 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
  *   B. up-sweep (Brent-Kung) of the affine maps x -> P x + e over the block: after it,
  *      S[2^k - 1] is the (zero-start) end state of chunks 0 .. 2^k - 1, S[B - 1] the block's
  *      aggregate;
- *   C. thread 0: the block's incoming state x (the cascade's state for the first span of a
- *      channel; otherwise decoupled look-back over the earlier spans of the channel, acc +=
- *      Q^m agg_k while only aggregates are ready, up to `lookback` spans, until an inclusive
- *      state is found) and publishes agg (before the look-back) and Q x + agg (after it);
+ *   C. the block's incoming state x: the cascade's state for the first span of a channel;
+ *      otherwise the block publishes its aggregate and does a decoupled look-back over the
+ *      earlier spans of the channel, FXK_LB_WIN spans at a time (one thread per span):
+ *      x = sum Q^m agg over the spans that have only their aggregate ready, up to the nearest
+ *      one with its inclusive state (Q^m inc), which ends the walk (the first span of a channel
+ *      always has one); then it publishes its inclusive state Q x + agg;
  *   D. the prefixes that start at chunk 0 take x in: S[2^k - 1] += P^(2^k) x (log B + 1 threads);
  *   E. down-sweep: S[j] becomes the true end state of chunk j for every j;
  *   F. each thread filters its chunk again from its true incoming state (S[j - 1], chunk 0: x),
@@ -304,13 +312,19 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
  * about 2 (2K)^2 / L multiply-adds of the scan. One launch per buffer whatever K. */
 #define FXK_SCAN_BLOCK 128
 #define FXK_SCAN_LOG2B 7
-/* powers in a->pw (double, n2 x n2 each): Q^m, m = 0 .. lookback, then P^(2^k), k = 0 .. log2 B */
-#define FXK_PW_COUNT(lookback) ((lookback) + 1 + FXK_SCAN_LOG2B + 1)
+/* Spans of one look-back window (threads that read one span each). */
+#define FXK_LB_WIN 32
+/* powers in a->pw (double, n2 x n2 each): Q^m, m = 0 .. FXK_LB_WIN, then P^(2^k),
+ * k = 0 .. log2 B */
+#define FXK_PW_COUNT ((FXK_LB_WIN) + 1 + FXK_SCAN_LOG2B + 1)
 
 #define FXK_DEFINE_SCAN(SFX, IO, TT, KC)                                                           \
   typedef struct {                                                                                 \
     double S[FXK_SCAN_BLOCK][2 * KC + 1]; /* + 1: odd row stride, fewer bank conflicts */          \
     double x[2 * KC];                                                                              \
+    double lv[FXK_LB_WIN][2 * KC + 1]; /* the look-back window's terms */                          \
+    int lf[FXK_LB_WIN];                /* their flags (1: aggregate, 2: inclusive, 0: unused) */   \
+    int w, done;                       /* windows walked; the walk ended */                        \
   } fxk_scan_ctx_##SFX##_##KC;                                                                     \
   /* acc += M v, M (2K x 2K) row-major: column-outer, so that the 2K row sums are independent      \
    * chains (registers) */                                                                         \
@@ -352,7 +366,12 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     const uint64_t body = frames - 2; /* the host launches the scan for 2 frames or more */        \
     const size_t nn = (size_t) n2 * (size_t) n2;                                                   \
     const double *pwQ = (const double *) (uintptr_t) a->pw;                                        \
-    const double *pwP = pwQ + (size_t) (a->lookback + 1) * nn;                                     \
+    const double *pwP = pwQ + (size_t) (FXK_LB_WIN + 1) * nn;                                      \
+    const uint64_t TT_ = nb * uC;                                                                  \
+    uint32_t *flags = (uint32_t *) (uintptr_t) a->work;                                            \
+    double *agg = (double *) (uintptr_t) (a->work + FXK_WORK_FLAGS(TT_));                          \
+    double *inc = agg + TT_ * (uint64_t) n2;                                                       \
+    const uint32_t epoch = (uint32_t) ctl[2];                                                      \
     /* A: each chunk from the zero state */                                                        \
     FXK_ALL_THREADS(tid, {                                                                         \
       const uint64_t f0 = base + (uint64_t) tid * L;                                               \
@@ -374,60 +393,100 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
         if ((tid + 1) % (2 * dd) == 0)                                                             \
           fxk_mv_##SFX##_##KC(cx->S[tid], pwP + (size_t) k * nn, cx->S[tid - dd]);                 \
       });                                                                                          \
-    /* C: the span's incoming state (thread 0) */                                                  \
+    /* C: the span's incoming state x. The first span of a channel: the cascade's state. Others    \
+     * publish their aggregate, then look back in windows of FXK_LB_WIN spans, one thread per      \
+     * span of the window: each waits until its span has published (aggregates are published       \
+     * right after B, so no wait depends on another look-back), and the window's terms             \
+     * Q^m agg (Q^m inc for the nearest inclusive state, which ends the walk) are summed into x.   \
+     */                                                                                            \
     FXK_ALL_THREADS(tid, {                                                                         \
+      if (tid < n2)                                                                                \
+        cx->x[tid] = q == 0 ? (double) st[tid] : 0.0;                                              \
       if (tid == 0) {                                                                              \
-        const uint64_t TT_ = nb * uC;                                                              \
-        uint32_t *flags = (uint32_t *) (uintptr_t) a->work;                                        \
-        double *agg = (double *) (uintptr_t) (a->work + FXK_WORK_FLAGS(TT_));                      \
-        double *inc = agg + TT_ * (uint64_t) n2;                                                   \
-        const uint32_t epoch = (uint32_t) ctl[2];                                                  \
-        const int last = q + 1 == nb;                                                              \
-        double x[2 * KC];                                                                          \
-        if (q == 0) {                                                                              \
+        cx->w = 0;                                                                                 \
+        cx->done = q == 0;                                                                         \
+        if (q > 0 && q + 1 < nb) {                                                                 \
           for (int s = 0; s < n2; s++)                                                             \
-            x[s] = (double) st[s];                                                                 \
-        } else {                                                                                   \
-          if (!last) {                                                                             \
-            for (int s = 0; s < n2; s++)                                                           \
-              agg[b * (uint64_t) n2 + s] = cx->S[B - 1][s];                                        \
-            FXK_FENCE();                                                                           \
-            FXK_STORE_FLAG(&flags[b], (epoch << 2) | 1u);                                          \
-          }                                                                                        \
-          for (int s = 0; s < n2; s++)                                                             \
-            x[s] = 0;                                                                              \
-          uint64_t kb = b - 1;                                                                     \
-          int m = 0;                                                                               \
-          for (;;) {                                                                               \
-            const uint32_t f = FXK_LOAD_FLAG(&flags[kb]);                                          \
-            const int ready = (f >> 2) == epoch ? (int) (f & 3u) : 0;                              \
-            if (ready == 2 || (ready == 1 && m < a->lookback)) {                                   \
-              const double *src = (ready == 2 ? inc : agg) + kb * (uint64_t) n2;                   \
-              double v[2 * KC];                                                                    \
-              FXK_FENCE();                                                                         \
-              for (int s = 0; s < n2; s++)                                                         \
-                v[s] = FXK_LOAD_VEC(&src[s]);                                                      \
-              fxk_mv_##SFX##_##KC(x, pwQ + (size_t) m * nn, v);                                    \
-              if (ready == 2)                                                                      \
-                break;                                                                             \
-              m++;                                                                                 \
-              kb--;                                                                                \
-            }                                                                                      \
-            FXK_SPIN_CHECK(ready);                                                                 \
-          }                                                                                        \
-        }                                                                                          \
-        if (!last) { /* inclusive: Q x + agg */                                                    \
-          double S[2 * KC];                                                                        \
-          for (int s = 0; s < n2; s++)                                                             \
-            S[s] = cx->S[B - 1][s];                                                                \
-          fxk_mv_##SFX##_##KC(S, pwQ + nn, x);                                                     \
-          for (int s = 0; s < n2; s++)                                                             \
-            inc[b * (uint64_t) n2 + s] = S[s];                                                     \
+            agg[b * (uint64_t) n2 + s] = cx->S[B - 1][s];                                          \
           FXK_FENCE();                                                                             \
-          FXK_STORE_FLAG(&flags[b], (epoch << 2) | 2u);                                            \
+          FXK_STORE_FLAG(&flags[b], (epoch << 2) | 1u);                                            \
         }                                                                                          \
+      }                                                                                            \
+    });                                                                                            \
+    while (!cx->done) {                                                                            \
+      FXK_ALL_THREADS(tid, {                                                                       \
+        const uint64_t back = (uint64_t) cx->w * FXK_LB_WIN + (uint64_t) tid + 1;                  \
+        if (tid < FXK_LB_WIN) {                                                                    \
+          int ready = 0;                                                                           \
+          if (back <= q) { /* a span of this channel */                                            \
+            const uint64_t kb = b - back;                                                          \
+            for (;;) {                                                                             \
+              const uint32_t f = FXK_LOAD_FLAG(&flags[kb]);                                        \
+              ready = (f >> 2) == epoch ? (int) (f & 3u) : 0;                                      \
+              if (ready == 2 && back < q && FXK_HIDE_INCLUSIVE(back))                              \
+                ready = 1; /* (tests: as if only the aggregate were there yet) */                  \
+              if (ready)                                                                           \
+                break;                                                                             \
+              FXK_SPIN_CHECK(ready);                                                               \
+            }                                                                                      \
+            const double *src = (ready == 2 ? inc : agg) + kb * (uint64_t) n2;                     \
+            FXK_FENCE();                                                                           \
+            for (int s = 0; s < n2; s++)                                                           \
+              cx->lv[tid][s] = FXK_LOAD_VEC(&src[s]);                                              \
+          }                                                                                        \
+          cx->lf[tid] = ready;                                                                     \
+        }                                                                                          \
+      });                                                                                          \
+      FXK_ALL_THREADS(tid, {                                                                       \
+        if (tid < FXK_LB_WIN && cx->lf[tid]) { /* lv = Q^(distance - 1) lv */                      \
+          double t[2 * KC];                                                                        \
+          for (int s = 0; s < n2; s++)                                                             \
+            t[s] = 0;                                                                              \
+          fxk_mv_##SFX##_##KC(t, pwQ + (size_t) tid * nn, cx->lv[tid]);                            \
+          for (int s = 0; s < n2; s++)                                                             \
+            cx->lv[tid][s] = t[s];                                                                 \
+        }                                                                                          \
+      });                                                                                          \
+      FXK_ALL_THREADS(tid, {                                                                       \
+        if (tid ==                                                                                 \
+            0) { /* x += Q^(FXK_LB_WIN w) (the window's terms up to the nearest inclusive) */      \
+          int j = FXK_LB_WIN;                                                                      \
+          for (int l = FXK_LB_WIN - 1; l >= 0; l--)                                                \
+            if (cx->lf[l] == 2)                                                                    \
+              j = l;                                                                               \
+          double t[2 * KC];                                                                        \
+          for (int s = 0; s < n2; s++)                                                             \
+            t[s] = 0;                                                                              \
+          for (int l = 0; l < FXK_LB_WIN && l <= j; l++)                                           \
+            if (cx->lf[l])                                                                         \
+              for (int s = 0; s < n2; s++)                                                         \
+                t[s] += cx->lv[l][s];                                                              \
+          for (int r = 0; r < cx->w; r++) {                                                        \
+            double u[2 * KC];                                                                      \
+            for (int s = 0; s < n2; s++)                                                           \
+              u[s] = 0;                                                                            \
+            fxk_mv_##SFX##_##KC(u, pwQ + (size_t) FXK_LB_WIN * nn, t);                             \
+            for (int s = 0; s < n2; s++)                                                           \
+              t[s] = u[s];                                                                         \
+          }                                                                                        \
+          for (int s = 0; s < n2; s++)                                                             \
+            cx->x[s] += t[s];                                                                      \
+          cx->w++;                                                                                 \
+          cx->done = j < FXK_LB_WIN;                                                               \
+        }                                                                                          \
+      });                                                                                          \
+    }                                                                                              \
+    /* the span's inclusive state Q x + agg, for the spans after it */                             \
+    FXK_ALL_THREADS(tid, {                                                                         \
+      if (tid == 0 && q + 1 < nb) {                                                                \
+        double S[2 * KC];                                                                          \
         for (int s = 0; s < n2; s++)                                                               \
-          cx->x[s] = x[s];                                                                         \
+          S[s] = cx->S[B - 1][s];                                                                  \
+        fxk_mv_##SFX##_##KC(S, pwQ + nn, cx->x);                                                   \
+        for (int s = 0; s < n2; s++)                                                               \
+          inc[b * (uint64_t) n2 + s] = S[s];                                                       \
+        FXK_FENCE();                                                                               \
+        FXK_STORE_FLAG(&flags[b], (epoch << 2) | 2u);                                              \
       }                                                                                            \
     });                                                                                            \
     /* D: the prefixes from chunk 0 (S[2^k - 1], 2^k chunks) take the incoming state in */         \

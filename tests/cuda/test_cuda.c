@@ -423,8 +423,9 @@ int main(void)
     }
     /* the scan forced on every pass (scan-threshold=1): buffers of 2 frames up, the 512-frame
      * stereo buffer, span boundaries (a span is 128 chunks of 16 frames below 65536 frames, of
-     * 64 from there: 2048 or 8192 frames), one frame into a new span (the last two frames, which
-     * record the history, in two spans), last chunks partial, odd channel counts, K = 1 to 16 */
+     * 128 from there: 2048 or 16384 frames), one frame into a new span (the last two frames,
+     * which record the history, in two spans), last chunks partial, odd channel counts, more
+     * spans than one look-back window (fakecuda.c hides most inclusive states), K = 1 to 16 */
     static const struct {
       size_t frames;
       int C, K;
@@ -436,6 +437,7 @@ int main(void)
         {2049, 5, 16, 0},      {4097, 2, 7, 0},
         {65536, 1, 9, 0},      {65536 + 24576 + 65, 3, 12, 0},
         {40000, 11, 16, 4000}, {6002, 2, 1, 1000},
+        {600000, 2, 2, 0},
     };
     for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
       accuracy_case(edge[i].frames, edge[i].C, edge[i].K, v, (int) (i % 2), edge[i].buf, 1);
