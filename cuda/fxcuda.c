@@ -228,6 +228,7 @@ struct fx_cuda {
   int broken;
   int graphs;
   size_t scan_threshold;
+  uint64_t scan_chunk; /* 0: automatic */
   uint64_t launches, captures, stamp, scans;
   char backend[48];
   fx_cascade_t *cascade;
@@ -360,6 +361,12 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
     g->scan_threshold = frames;
 }
 
+void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames)
+{
+  if (g && (frames == 0 || (frames <= 1024 && (frames & (frames - 1)) == 0)))
+    g->scan_chunk = frames;
+}
+
 uint64_t fx_cuda_launches(const fx_cuda_t *g)
 {
   return g ? g->launches : 0;
@@ -430,22 +437,25 @@ static CUfunction kernel_for(int variant, int K)
   return G.fn[kind][variant % FXK_NVARIANTS][K >= 1 && K <= FXK_SPEC ? K : 0];
 }
 
-/* Frames per chunk of the scan for a pass of `frames` frames. */
-static uint64_t scan_chunk(uint64_t frames)
+/* Frames per chunk of the scan for a pass of `frames` frames (fixed: fx_cuda_set_scan_chunk). */
+static uint64_t scan_chunk(const fx_cuda_t *g, uint64_t frames)
 {
+  if (g && g->scan_chunk)
+    return g->scan_chunk;
   return frames >= FX_SCAN_CHUNK_SWITCH ? FX_SCAN_CHUNK_LONG : FX_SCAN_CHUNK_SHORT;
 }
 
-/* Spans (blocks) per channel of the scan: FXK_SCAN_BLOCK chunks each, the last one shorter. */
-static uint64_t scan_spans(uint64_t frames)
+/* Spans (blocks) per channel of the scan: FXK_SCAN_BLOCK chunks of L frames each, the last one
+ * shorter. */
+static uint64_t scan_spans(uint64_t frames, uint64_t L)
 {
-  const uint64_t span = scan_chunk(frames) * FXK_SCAN_BLOCK;
+  const uint64_t span = L * FXK_SCAN_BLOCK;
   return (frames + span - 1) / span;
 }
 
-static unsigned scan_blocks(uint64_t frames, int channels)
+static unsigned scan_blocks(uint64_t frames, int channels, uint64_t L)
 {
-  return (unsigned) (scan_spans(frames) * (uint64_t) channels);
+  return (unsigned) (scan_spans(frames, L) * (uint64_t) channels);
 }
 
 /* 1 when this pass should take the time-parallel scan kernel. */
@@ -473,7 +483,7 @@ static void matmul(long double *dst, const long double *a, const long double *b,
 
 /* The powers kernels.h's scan needs, of the zero-input state transition A of sections
  * coef[K][5] (state [K][2]), with P = A^L (L frames per chunk, a power of two) and
- * Q = P^FXK_SCAN_BLOCK: Q^m for m = 0 .. FXK_LB_WIN, then P^(2^k) for
+ * Q = P^FXK_SCAN_BLOCK: Q^m for m = 0 .. FXK_LB_WIN(K), then P^(2^k) for
  * k = 0 .. FXK_SCAN_LOG2B, into pw (double, computed in extended precision). 0 on allocation
  * failure. */
 static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
@@ -506,7 +516,7 @@ static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
     memcpy(P, T, nn * sizeof(long double));
   }
   /* P^(2^k), k = 0 .. log2 B, after the Q^m; P ends as Q = P^B */
-  double *pp = pw + (size_t) (FXK_LB_WIN + 1) * nn;
+  double *pp = pw + (size_t) (FXK_LB_WIN(K) + 1) * nn;
   for (int k = 0; k <= FXK_SCAN_LOG2B; k++) {
     for (size_t i = 0; i < nn; i++)
       pp[(size_t) k * nn + i] = (double) P[i];
@@ -518,7 +528,7 @@ static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
   /* Q^m: Q = identity, then times P (= Q now) */
   for (size_t i = 0; i < nn; i++)
     Q[i] = (i % (size_t) (n + 1)) == 0;
-  for (int m = 0; m <= FXK_LB_WIN; m++) {
+  for (int m = 0; m <= FXK_LB_WIN(K); m++) {
     for (size_t i = 0; i < nn; i++)
       pw[(size_t) m * nn + i] = (double) Q[i];
     matmul(T, Q, P, n);
@@ -536,8 +546,8 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   CUresult r;
   const int K = call->K, n2 = 2 * K;
   const size_t nn = (size_t) n2 * (size_t) n2;
-  const size_t pw_bytes = (size_t) FXK_PW_COUNT * nn * sizeof(double);
-  const uint64_t L = scan_chunk(call->frames);
+  const size_t pw_bytes = (size_t) FXK_PW_COUNT(K) * nn * sizeof(double);
+  const uint64_t L = scan_chunk(g, call->frames);
   /* the coefficients in double, as the kernel's arithmetic sees them */
   double cf[5 * FXK_SCAN_KMAX];
   for (int i = 0; i < 5 * K; i++)
@@ -566,7 +576,7 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
     g->pw_L = L;
     g->pw_valid = 1;
   }
-  const uint64_t T = scan_blocks(call->frames, call->channels);
+  const uint64_t T = scan_blocks(call->frames, call->channels, L);
   const size_t work_bytes = (size_t) FXK_WORK_BYTES(T, n2);
   if (work_bytes > g->work_cap) {
     size_t want = g->work_cap ? g->work_cap : 65536;
@@ -632,10 +642,10 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
   if (variant >= FXK_NVARIANTS) {
     a.pw = g->d_pw;
     a.work = g->d_work;
-    a.chunk = scan_chunk(call->frames);
-    a.nblocks = scan_spans(call->frames);
+    a.chunk = scan_chunk(g, call->frames);
+    a.nblocks = scan_spans(call->frames, a.chunk);
     threads = FXK_SCAN_BLOCK;
-    blocks = scan_blocks(call->frames, call->channels);
+    blocks = scan_blocks(call->frames, call->channels, a.chunk);
   }
   *what = "cuLaunchKernel";
   if ((r = CU(cuLaunchKernel, kernel_for(variant, call->K), blocks, 1, 1, threads, 1, 1, 0,
@@ -803,7 +813,7 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     return -1;
   }
   if (scan) {
-    g->scan_base += scan_blocks(call->frames, call->channels);
+    g->scan_base += scan_blocks(call->frames, call->channels, scan_chunk(g, call->frames));
     g->scans++;
   }
   if ((r = CU(cuStreamSynchronize, g->stream)) != FX_CUDA_SUCCESS) {
@@ -894,8 +904,8 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   const size_t io = frames * C * ss, cb = (KT * 5 * ts + 15) & ~(size_t) 15;
   const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
   const size_t ctlb = (size_t) (reps + 1) * 4 * sizeof(uint64_t);
-  const uint64_t T = scan_blocks(frames, channels);
-  const size_t pwb = scan ? (size_t) FXK_PW_COUNT * n2 * n2 * sizeof(double) : 8;
+  const uint64_t L = scan_chunk(NULL, frames), T = scan_blocks(frames, channels, L);
+  const size_t pwb = scan ? (size_t) FXK_PW_COUNT(K) * n2 * n2 * sizeof(double) : 8;
   const size_t wb = scan ? (size_t) FXK_WORK_BYTES(T, n2) : 8;
   CUdeviceptr d = 0, sm = 0, pw = 0, work = 0, dctl = 0;
   CUstream s = NULL;
@@ -927,11 +937,11 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
         ((float *) hc)[5 * k + i] = (float) v[i];
     }
   }
-  if (scan && !scan_powers(cf, K, scan_chunk(frames), hpw))
+  if (scan && !scan_powers(cf, K, L, hpw))
     goto out;
   /* each launch its own ctl: {no checkpoints, epoch i + 1, block base} */
-  const unsigned blocks =
-      scan ? scan_blocks(frames, channels) : (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  const unsigned blocks = scan ? scan_blocks(frames, channels, L)
+                               : (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
   for (int i = 0; i <= reps; i++) {
     hctl[4 * i + 2] = (uint64_t) i + 1;
     hctl[4 * i + 3] = (uint64_t) i * blocks;
@@ -958,8 +968,8 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   a.ctl = dctl;
   a.pw = pw;
   a.work = work;
-  a.chunk = scan_chunk(frames);
-  a.nblocks = scan_spans(frames);
+  a.chunk = L;
+  a.nblocks = scan_spans(frames, L);
   a.channels = channels;
   a.k0 = 0;
   a.K = K;

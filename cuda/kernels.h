@@ -312,19 +312,20 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
  * about 2 (2K)^2 / L multiply-adds of the scan. One launch per buffer whatever K. */
 #define FXK_SCAN_BLOCK 128
 #define FXK_SCAN_LOG2B 7
-/* Spans of one look-back window (threads that read one span each). */
-#define FXK_LB_WIN 32
-/* powers in a->pw (double, n2 x n2 each): Q^m, m = 0 .. FXK_LB_WIN, then P^(2^k),
+/* Spans of one look-back window (threads that read one span each) for K sections: as many as
+ * the block has threads where the window's terms fit in shared memory beside S (48 KiB). */
+#define FXK_LB_WIN(K) ((K) <= 8 ? 128 : (K) <= 12 ? 64 : 32)
+/* powers in a->pw (double, n2 x n2 each): Q^m, m = 0 .. FXK_LB_WIN(K), then P^(2^k),
  * k = 0 .. log2 B */
-#define FXK_PW_COUNT ((FXK_LB_WIN) + 1 + FXK_SCAN_LOG2B + 1)
+#define FXK_PW_COUNT(K) (FXK_LB_WIN(K) + 1 + FXK_SCAN_LOG2B + 1)
 
 #define FXK_DEFINE_SCAN(SFX, IO, TT, KC)                                                           \
   typedef struct {                                                                                 \
     double S[FXK_SCAN_BLOCK][2 * KC + 1]; /* + 1: odd row stride, fewer bank conflicts */          \
     double x[2 * KC];                                                                              \
-    double lv[FXK_LB_WIN][2 * KC + 1]; /* the look-back window's terms */                          \
-    int lf[FXK_LB_WIN];                /* their flags (1: aggregate, 2: inclusive, 0: unused) */   \
-    int w, done;                       /* windows walked; the walk ended */                        \
+    double lv[FXK_LB_WIN(KC)][2 * KC + 1]; /* the look-back window's terms */                      \
+    int lf[FXK_LB_WIN(KC)]; /* their flags (1: aggregate, 2: inclusive, 0: unused) */              \
+    int w, done;            /* windows walked; the walk ended */                                   \
   } fxk_scan_ctx_##SFX##_##KC;                                                                     \
   /* acc += M v, M (2K x 2K) row-major: column-outer, so that the 2K row sums are independent      \
    * chains (registers) */                                                                         \
@@ -366,7 +367,7 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     const uint64_t body = frames - 2; /* the host launches the scan for 2 frames or more */        \
     const size_t nn = (size_t) n2 * (size_t) n2;                                                   \
     const double *pwQ = (const double *) (uintptr_t) a->pw;                                        \
-    const double *pwP = pwQ + (size_t) (FXK_LB_WIN + 1) * nn;                                      \
+    const double *pwP = pwQ + (size_t) (FXK_LB_WIN(KC) + 1) * nn;                                  \
     const uint64_t TT_ = nb * uC;                                                                  \
     uint32_t *flags = (uint32_t *) (uintptr_t) a->work;                                            \
     double *agg = (double *) (uintptr_t) (a->work + FXK_WORK_FLAGS(TT_));                          \
@@ -415,8 +416,8 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     });                                                                                            \
     while (!cx->done) {                                                                            \
       FXK_ALL_THREADS(tid, {                                                                       \
-        const uint64_t back = (uint64_t) cx->w * FXK_LB_WIN + (uint64_t) tid + 1;                  \
-        if (tid < FXK_LB_WIN) {                                                                    \
+        const uint64_t back = (uint64_t) cx->w * FXK_LB_WIN(KC) + (uint64_t) tid + 1;              \
+        if (tid < FXK_LB_WIN(KC)) {                                                                \
           int ready = 0;                                                                           \
           if (back <= q) { /* a span of this channel */                                            \
             const uint64_t kb = b - back;                                                          \
@@ -438,7 +439,7 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
         }                                                                                          \
       });                                                                                          \
       FXK_ALL_THREADS(tid, {                                                                       \
-        if (tid < FXK_LB_WIN && cx->lf[tid]) { /* lv = Q^(distance - 1) lv */                      \
+        if (tid < FXK_LB_WIN(KC) && cx->lf[tid]) { /* lv = Q^(distance - 1) lv */                  \
           double t[2 * KC];                                                                        \
           for (int s = 0; s < n2; s++)                                                             \
             t[s] = 0;                                                                              \
@@ -450,14 +451,14 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
       FXK_ALL_THREADS(tid, {                                                                       \
         if (tid ==                                                                                 \
             0) { /* x += Q^(FXK_LB_WIN w) (the window's terms up to the nearest inclusive) */      \
-          int j = FXK_LB_WIN;                                                                      \
-          for (int l = FXK_LB_WIN - 1; l >= 0; l--)                                                \
+          int j = FXK_LB_WIN(KC);                                                                  \
+          for (int l = FXK_LB_WIN(KC) - 1; l >= 0; l--)                                            \
             if (cx->lf[l] == 2)                                                                    \
               j = l;                                                                               \
           double t[2 * KC];                                                                        \
           for (int s = 0; s < n2; s++)                                                             \
             t[s] = 0;                                                                              \
-          for (int l = 0; l < FXK_LB_WIN && l <= j; l++)                                           \
+          for (int l = 0; l < FXK_LB_WIN(KC) && l <= j; l++)                                       \
             if (cx->lf[l])                                                                         \
               for (int s = 0; s < n2; s++)                                                         \
                 t[s] += cx->lv[l][s];                                                              \
@@ -465,14 +466,14 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
             double u[2 * KC];                                                                      \
             for (int s = 0; s < n2; s++)                                                           \
               u[s] = 0;                                                                            \
-            fxk_mv_##SFX##_##KC(u, pwQ + (size_t) FXK_LB_WIN * nn, t);                             \
+            fxk_mv_##SFX##_##KC(u, pwQ + (size_t) FXK_LB_WIN(KC) * nn, t);                         \
             for (int s = 0; s < n2; s++)                                                           \
               t[s] = u[s];                                                                         \
           }                                                                                        \
           for (int s = 0; s < n2; s++)                                                             \
             cx->x[s] += t[s];                                                                      \
           cx->w++;                                                                                 \
-          cx->done = j < FXK_LB_WIN;                                                               \
+          cx->done = j < FXK_LB_WIN(KC);                                                           \
         }                                                                                          \
       });                                                                                          \
     }                                                                                              \

@@ -22,12 +22,17 @@
 #include "drv.h"
 
 /* The scan's look-back sees only the aggregates of earlier spans except every
- * FAKE_CUDA_SCAN_HIDE-th (default 40; 0: all inclusive states), so that it walks over more than
- * one window of FXK_LB_WIN spans and combines aggregates (kernels.h, FXK_HIDE_INCLUSIVE): blocks
- * here run in order, so without this every earlier span would already be inclusive. */
+ * FAKE_CUDA_SCAN_HIDE-th (default 200; 0: all inclusive states), so that it combines aggregates
+ * and walks over more than one window of FXK_LB_WIN(K) spans (kernels.h, FXK_HIDE_INCLUSIVE):
+ * blocks here run in order, so without this every earlier span would already be inclusive. */
 static int fake_hide = -1;
 #define FXK_HIDE_INCLUSIVE(back) (fake_hide > 0 && (back) % (uint64_t) fake_hide != 0)
 #include "kernels.h"
+
+/* the block context of every scan kernel fits the 48 KiB run_op gives it */
+#define CTX_FITS(SFX, IO, TT, KC)                                                                  \
+  _Static_assert(sizeof(fxk_scan_ctx_##SFX##_##KC) <= 48 * 1024, "scan context too large");
+FXK_SPECIALISE(CTX_FITS, f64, , )
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -94,16 +99,17 @@ static void run_op(const op_t *o)
     if (o->kind_scan) {
       if (fake_hide < 0) {
         const char *e = getenv("FAKE_CUDA_SCAN_HIDE");
-        fake_hide = e ? atoi(e) : 40;
+        fake_hide = e ? atoi(e) : 200;
       }
       /* blocks one after the other in index order: a block's predecessors have finished (the
        * look-back never waits); the shared context of the largest kernel, NaN before each block
        * so that nothing is read before it was written */
-      fxk_scan_ctx_f64_16 *ctx = malloc(sizeof(*ctx));
+      /* 48 KiB: the static shared memory a block may have (nvcc refuses more) */
+      unsigned char *ctx = malloc(48 * 1024);
       if (!ctx)
         abort(); /* (a real launch has its shared memory or does not start) */
       for (unsigned b = 0; b < o->blocks; b++) {
-        memset(ctx, 0xff, sizeof(*ctx));
+        memset(ctx, 0xff, 48 * 1024);
         scan_fns[o->fn][o->kc](&o->args, ctx, b);
       }
       free(ctx);

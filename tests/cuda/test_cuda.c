@@ -28,6 +28,8 @@
 #include "cudacheck.h"
 
 static int quick;
+/* frames per chunk of the scan (fx_cuda_set_scan_chunk; 0: automatic) for accuracy_case */
+static unsigned scan_chunk;
 
 typedef struct {
   fx_sample_format_t fmt;
@@ -111,6 +113,7 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   fx_cascade_set_sections(c, sos, K, 1.0);
   fx_cuda_set_graphs(g, graphs);
   fx_cuda_set_scan_threshold(g, scan_threshold);
+  fx_cuda_set_scan_chunk(g, scan_chunk);
   fx_cuda_attach(g, c);
   size_t nbuf = 0;
   process_in_buffers(c, y, frames, C, v->fmt, buf, &nbuf);
@@ -441,6 +444,13 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
       accuracy_case(edge[i].frames, edge[i].C, edge[i].K, v, (int) (i % 2), edge[i].buf, 1);
+    /* short chunks on long buffers: hundreds of spans per channel, so that the look-back walks
+     * over several windows (128 spans for K <= 8, 32 for K = 16; fakecuda.c hides most inclusive
+     * states) */
+    scan_chunk = 16;
+    accuracy_case(600000, 2, 2, v, 1, 0, 1);
+    accuracy_case(quick ? 250000 : 300000, 1, 16, v, 0, 0, 1);
+    scan_chunk = 0;
     /* the sequential kernel around its 8-frame load-ahead groups (the last two frames apart),
      * K beyond the specialised kernels */
     static const struct {
