@@ -346,6 +346,17 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     for (int r = 0; r < 2 * KC; r++)                                                               \
       acc[r] += t[r];                                                                              \
   }                                                                                                \
+  /* *acc += row . v over 2K terms (two partial sums) */                                           \
+  FXK_DEV void fxk_dot_##SFX##_##KC(double *acc, const double *FXK_RESTRICT row, const double *v)  \
+  {                                                                                                \
+    double t0 = 0, t1 = 0;                                                                         \
+    FXK_UNROLL                                                                                     \
+    for (int c = 0; c < 2 * KC; c += 2) {                                                          \
+      t0 += row[c] * v[c];                                                                         \
+      t1 += row[c + 1] * v[c + 1];                                                                 \
+    }                                                                                              \
+    *acc += t0 + t1;                                                                               \
+  }                                                                                                \
   FXK_DEV void fxk_scan_block_##SFX##_##KC(const fxk_seq_args_t *a, void *ctxp, uint64_t b)        \
   {                                                                                                \
     typedef TT T;                                                                                  \
@@ -356,6 +367,8 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     const int K = KC, n2 = 2 * KC, B = FXK_SCAN_BLOCK;                                             \
     const int64_t C = a->channels, ks = a->kstride, ch = (int64_t) (b / nb);                       \
     const uint64_t q = b % nb, base = q * L * (uint64_t) B, uC = (uint64_t) C;                     \
+    /* the S values used (see B) */                                                                \
+    const int need = q + 1 < nb ? B : (int) ((frames - base + L - 1) / L) - 1;                     \
     FXK_COEFS(KC);                                                                                 \
     T *FXK_RESTRICT st = (T *) (uintptr_t) a->state + (ch * ks + a->k0) * 2;                       \
     double *FXK_RESTRICT h = (double *) (uintptr_t) a->hist + (ch * (ks + 1) + a->k0) * 2;         \
@@ -388,11 +401,19 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
       for (int s = 0; s < n2; s++)                                                                 \
         cx->S[tid][s] = (double) z[s];                                                             \
     });                                                                                            \
-    /* B: up-sweep; level k joins segments of dd = 2^k chunks (indices disjoint: in place) */      \
+    /* B: up-sweep; level k joins segments of dd = 2^k chunks: S[i] += P^dd S[i - dd] for          \
+     * i = 2 dd m - 1 (read and written indices disjoint: in place). One (segment, row) task per   \
+     * thread at a time, so that a level costs one 2K-term dot product per task. Only the S that   \
+     * are used are computed: in the last span of a channel, those of the chunks before the last   \
+     * chunk with frames; elsewhere all (S[B - 1] is the span's aggregate). */                     \
     for (int k = 0, dd = 1; dd < B; k++, dd *= 2)                                                  \
       FXK_ALL_THREADS(tid, {                                                                       \
-        if ((tid + 1) % (2 * dd) == 0)                                                             \
-          fxk_mv_##SFX##_##KC(cx->S[tid], pwP + (size_t) k * nn, cx->S[tid - dd]);                 \
+        for (int w = tid; w < (B / (2 * dd)) * n2; w += B) {                                       \
+          const int i = 2 * dd * (w / n2 + 1) - 1;                                                 \
+          if (i < need)                                                                            \
+            fxk_dot_##SFX##_##KC(&cx->S[i][w % n2],                                                \
+                                 pwP + (size_t) k * nn + (size_t) (w % n2) * n2, cx->S[i - dd]);   \
+        }                                                                                          \
       });                                                                                          \
     /* C: the span's incoming state x. The first span of a channel: the cascade's state. Others    \
      * publish their aggregate, then look back in windows of FXK_LB_WIN spans, one thread per      \
@@ -490,20 +511,25 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
         FXK_STORE_FLAG(&flags[b], (epoch << 2) | 2u);                                              \
       }                                                                                            \
     });                                                                                            \
-    /* D: the prefixes from chunk 0 (S[2^k - 1], 2^k chunks) take the incoming state in */         \
+    /* D: the prefixes from chunk 0 (S[2^k - 1], 2^k chunks) take the incoming state in:           \
+     * S[2^k - 1] += P^(2^k) x, k = 0 .. log2 B, one (k, row) task per thread */                   \
     FXK_ALL_THREADS(tid, {                                                                         \
-      if (((tid + 1) & tid) == 0) {                                                                \
-        int k = 0;                                                                                 \
-        while ((2 << k) <= tid + 1)                                                                \
-          k++;                                                                                     \
-        fxk_mv_##SFX##_##KC(cx->S[tid], pwP + (size_t) k * nn, cx->x);                             \
+      for (int w = tid; w < (FXK_SCAN_LOG2B + 1) * n2; w += B) {                                   \
+        const int k = w / n2, i = (1 << k) - 1;                                                    \
+        if (i < need)                                                                              \
+          fxk_dot_##SFX##_##KC(&cx->S[i][w % n2], pwP + (size_t) k * nn + (size_t) (w % n2) * n2,  \
+                               cx->x);                                                             \
       }                                                                                            \
     });                                                                                            \
-    /* E: down-sweep; S[j] += P^dd S[j - dd] for j = dd - 1 + 2 dd m, m >= 1 */                    \
+    /* E: down-sweep; S[i] += P^dd S[i - dd] for i = 2 dd m + dd - 1, m >= 1 */                    \
     for (int k = FXK_SCAN_LOG2B - 2, dd = B / 4; dd >= 1; k--, dd /= 2)                            \
       FXK_ALL_THREADS(tid, {                                                                       \
-        if (tid >= 3 * dd - 1 && (tid + 1 - dd) % (2 * dd) == 0)                                   \
-          fxk_mv_##SFX##_##KC(cx->S[tid], pwP + (size_t) k * nn, cx->S[tid - dd]);                 \
+        for (int w = tid; w < (B / (2 * dd) - 1) * n2; w += B) {                                   \
+          const int i = 2 * dd * (w / n2 + 1) + dd - 1;                                            \
+          if (i < need)                                                                            \
+            fxk_dot_##SFX##_##KC(&cx->S[i][w % n2],                                                \
+                                 pwP + (size_t) k * nn + (size_t) (w % n2) * n2, cx->S[i - dd]);   \
+        }                                                                                          \
       });                                                                                          \
     /* F: each chunk from its true incoming state, writing the output */                           \
     FXK_ALL_THREADS(tid, {                                                                         \
