@@ -41,6 +41,13 @@ extern const size_t fx_cuda_fatbin_size;
 #define FX_SCAN_AUTO_FRAMES 8192
 #define FX_SCAN_AUTO_MAX_CHANNELS 64
 #define FX_SCAN_AUTO_ALL_FRAMES 100000
+/* device=auto (fx_cuda_auto_prefers): shapes where the H200 run of 2026-11-30 measured the GPU
+ * kernels faster than this machine's CPU engine (docs/cuda.md): 512 channels from 1000 frames
+ * (sequential kernel, 2.9x to 3.6x), 64 channels from 100000 frames (scan, 2.5x to 2.6x). */
+#define FX_AUTO_MANY_CHANNELS 512
+#define FX_AUTO_MANY_FRAMES 1000
+#define FX_AUTO_SOME_CHANNELS 64
+#define FX_AUTO_SOME_FRAMES 100000
 /* Graphs kept per object (least recently used one replaced). */
 #define FX_GRAPHS 8
 
@@ -359,6 +366,12 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
 {
   if (g)
     g->scan_threshold = frames;
+}
+
+int fx_cuda_auto_prefers(uint64_t frames, int channels)
+{
+  return (channels >= FX_AUTO_MANY_CHANNELS && frames >= FX_AUTO_MANY_FRAMES) ||
+         (channels >= FX_AUTO_SOME_CHANNELS && frames >= FX_AUTO_SOME_FRAMES);
 }
 
 void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames)

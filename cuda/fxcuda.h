@@ -49,6 +49,11 @@ void fx_cuda_set_graphs(fx_cuda_t *g, int on);
  * frames for at most 64 channels (docs/cuda.md says which measurements this rests on). */
 void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
 
+/* 1 when a pass of `frames` frames per channel over `channels` channels belongs on the GPU for
+ * device=auto: only shapes where the GPU was measured faster than the CPU engine (docs/cuda.md,
+ * "scan-threshold and device=auto"); 0 otherwise. */
+int fx_cuda_auto_prefers(uint64_t frames, int channels);
+
 /* Frames per chunk of the scan kernel (a power of two up to 1024; others are ignored);
  * 0 = automatic (16 below 65536 frames, 128 from there). For tests and measurements. */
 void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames);

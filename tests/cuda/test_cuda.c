@@ -468,6 +468,11 @@ int main(void)
     stages_case(v, 5000, 10, 2048);
     stages_case(v, 1000, 30, 1);
   }
+  /* device=auto's rule: the GPU only for the shapes measured faster there (docs/cuda.md) */
+  CHECK(fx_cuda_auto_prefers(1000, 512) && fx_cuda_auto_prefers(100000, 64) &&
+            !fx_cuda_auto_prefers(999, 1024) && !fx_cuda_auto_prefers(512, 2) &&
+            !fx_cuda_auto_prefers(10000000, 2) && !fx_cuda_auto_prefers(99999, 64),
+        "fx_cuda_auto_prefers disagrees with the measured shapes");
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
