@@ -168,10 +168,15 @@ int main(int argc, char **argv)
          quick ? 20 : 500);
   printf("| arithmetic | sequential | scan |\n|---|---:|---:|\n");
   for (int dbl = 1; dbl >= 0; dbl--) {
-    double t[2];
-    for (int w = 0; w < 2; w++)
-      t[w] = fx_cuda_bench_kernel(512, 2, 8, FX_SAMPLE_F32, dbl, w, quick ? 20 : 500);
-    printf("| %s | %.1f | %.1f |\n", dbl ? "double" : "single", t[0] * 1e6, t[1] * 1e6);
+    char col[2][24];
+    for (int w = 0; w < 2; w++) {
+      const double t = fx_cuda_bench_kernel(512, 2, 8, FX_SAMPLE_F32, dbl, w, quick ? 20 : 500);
+      if (t > 0)
+        snprintf(col[w], sizeof(col[w]), "%.1f", t * 1e6);
+      else
+        snprintf(col[w], sizeof(col[w]), "failed");
+    }
+    printf("| %s | %s | %s |\n", dbl ? "double" : "single", col[0], col[1]);
     fflush(stdout);
   }
 

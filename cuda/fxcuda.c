@@ -376,8 +376,11 @@ int fx_cuda_auto_prefers(uint64_t frames, int channels)
 
 void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames)
 {
-  if (g && (frames == 0 || (frames <= 1024 && (frames & (frames - 1)) == 0)))
+  if (g && (frames == 0 || (frames <= 1024 && (frames & (frames - 1)) == 0)) &&
+      g->scan_chunk != frames) {
+    graphs_drop(g); /* captured launches hold the old chunk length */
     g->scan_chunk = frames;
+  }
 }
 
 uint64_t fx_cuda_launches(const fx_cuda_t *g)
