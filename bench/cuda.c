@@ -10,8 +10,11 @@
  *      channel-samples/s; runs predicted to take longer than --budget seconds (from the previous
  *      size) are skipped and marked; then the scan on 1e8 samples, K = 8 (the issue's target);
  *   3. the per-buffer path (pinned staging, copies, launch, state copy-back) through the cascade
- *      engine, graph replay vs eager launches vs the CPU, stereo F32, K = 8, at 128, 512, 1024
- *      and 4096 frames per buffer, in microseconds per buffer.
+ *      engine, graph replay (the automatic kernel choice, and the scan forced) vs eager launches
+ *      vs the CPU, stereo F32, K = 8, at 128, 512, 1024 and 4096 frames per buffer, in
+ *      microseconds per buffer; then the kernels alone on the 512-frame stereo buffer (data on
+ *      the device, CUDA events around back-to-back launches), which tells the kernel's share of
+ *      the per-buffer time from the copies' and the launch's.
  * Sections 1 and 3 come first; the grid of 2 stops at --deadline seconds after the start.
  * Usage: fx-bench-cuda [--quick] [--budget SECONDS] [--deadline SECONDS] */
 #include <math.h>
@@ -67,8 +70,9 @@ static double cpu_time(size_t frames, int C, int K, int reps)
   return t;
 }
 
-/* Microseconds per buffer through the engine: GPU with graphs (1), eager (0), or CPU (-1). */
-static double buffer_us(size_t frames, int mode, int nbuf)
+/* Microseconds per buffer through the engine: GPU with graphs (1), eager (0), or CPU (-1);
+ * scan: the scan kernel forced (scan-threshold=1) instead of the automatic choice. */
+static double buffer_us(size_t frames, int mode, int scan, int nbuf)
 {
   const int C = 2, K = 8;
   fx_sos_t s[8];
@@ -86,6 +90,7 @@ static double buffer_us(size_t frames, int mode, int nbuf)
       return -1;
     }
     fx_cuda_set_graphs(g, mode);
+    fx_cuda_set_scan_threshold(g, scan ? 1 : 0);
     fx_cuda_attach(g, c);
   }
   for (int i = 0; i < 20; i++) /* warm (captures the graph) */
@@ -146,13 +151,32 @@ int main(int argc, char **argv)
   }
 
   printf("\n## per buffer through the engine (copies included), stereo F32, K = 8, us/buffer\n\n");
-  printf("| frames | graph replay | eager | CPU | eager/graph |\n|---:|---:|---:|---:|---:|\n");
+  printf("| frames | graph replay | graph replay, scan forced | eager | CPU | eager/graph "
+         "|\n|---:|---:|---:|---:|---:|---:|\n");
   static const size_t bf[] = {128, 512, 1024, 4096};
   for (size_t i = 0; i < 4; i++) {
     const int nb = quick ? 100 : 2000;
-    const double gr = buffer_us(bf[i], 1, nb), ea = buffer_us(bf[i], 0, nb),
-                 cp = buffer_us(bf[i], -1, nb);
-    printf("| %zu | %.1f | %.1f | %.1f | %.2f |\n", bf[i], gr, ea, cp, gr > 0 ? ea / gr : 0);
+    const double gr = buffer_us(bf[i], 1, 0, nb), gs = buffer_us(bf[i], 1, 1, nb),
+                 ea = buffer_us(bf[i], 0, 0, nb), cp = buffer_us(bf[i], -1, 0, nb);
+    printf("| %zu | %.1f | %.1f | %.1f | %.1f | %.2f |\n", bf[i], gr, gs, ea, cp,
+           gr > 0 ? ea / gr : 0);
+    fflush(stdout);
+  }
+
+  printf("\n## kernel alone, 512 frames stereo F32, K = 8, data on the device (events around %d "
+         "back-to-back launches; launch gaps included), us/launch\n\n",
+         quick ? 20 : 500);
+  printf("| arithmetic | sequential | scan |\n|---|---:|---:|\n");
+  for (int dbl = 1; dbl >= 0; dbl--) {
+    char col[2][24];
+    for (int w = 0; w < 2; w++) {
+      const double t = fx_cuda_bench_kernel(512, 2, 8, FX_SAMPLE_F32, dbl, w, quick ? 20 : 500);
+      if (t > 0)
+        snprintf(col[w], sizeof(col[w]), "%.1f", t * 1e6);
+      else
+        snprintf(col[w], sizeof(col[w]), "failed");
+    }
+    printf("| %s | %s | %s |\n", dbl ? "double" : "single", col[0], col[1]);
     fflush(stdout);
   }
 
@@ -182,7 +206,7 @@ int main(int argc, char **argv)
         char col[3][40];
         double t[3] = {-1, -1, -1};
         for (int w = 0; w < 3; w++) {
-          if (w == 1 && (frames < 2048 || ks[ki] > 16)) {
+          if (w == 1 && ks[ki] > 16) {
             snprintf(col[w], sizeof(col[w]), "-");
             continue;
           }

@@ -26,14 +26,28 @@ extern const size_t fx_cuda_fatbin_size;
 /* Bytes in front of the samples in the data buffers: the checkpoint positions (kernels.h's ctl),
  * copied in with the samples. */
 #define FX_CTL_BYTES 64
-/* Time-parallel scan: frames per chunk, and chunks a thread looks back over aggregates. */
-#define FX_SCAN_CHUNK 1024
-#define FX_SCAN_LOOKBACK 16
-/* Automatic choice (scan-threshold=0), provisional until measured on a GPU (docs/cuda.md): the
- * scan when there are few channels (the sequential kernel has one thread per channel) and at
- * least this many frames. */
+/* Time-parallel scan (kernels.h): frames per chunk (a power of two; short chunks for short
+ * buffers, where the latency of one block is the whole kernel, long ones to spread the scan's
+ * cost over more samples and make fewer spans to look back over), and the frame count from which
+ * the long chunk is used. */
+#define FX_SCAN_CHUNK_SHORT 16
+#define FX_SCAN_CHUNK_LONG 128
+#define FX_SCAN_CHUNK_SWITCH 65536
+/* Automatic choice between the two kernels (scan-threshold=0), from the H200 run of 2026-11-30
+ * (docs/cuda.md, "scan-threshold and device=auto"): there the scan beat the sequential kernel
+ * at every shape of 1e5 frames or more (1 to 512 channels, 4x to 17x); below that only the
+ * sequential kernel was measured, so the scan is taken there only for few channels and at least
+ * FX_SCAN_AUTO_FRAMES frames (as before that run). To be re-derived from the next table. */
 #define FX_SCAN_AUTO_FRAMES 8192
 #define FX_SCAN_AUTO_MAX_CHANNELS 64
+#define FX_SCAN_AUTO_ALL_FRAMES 100000
+/* device=auto (fx_cuda_auto_prefers): shapes where the H200 run of 2026-11-30 measured the GPU
+ * kernels faster than this machine's CPU engine (docs/cuda.md): 512 channels from 1000 frames
+ * (sequential kernel, 2.9x to 3.6x), 64 channels from 100000 frames (scan, 2.5x to 2.6x). */
+#define FX_AUTO_MANY_CHANNELS 512
+#define FX_AUTO_MANY_FRAMES 1000
+#define FX_AUTO_SOME_CHANNELS 64
+#define FX_AUTO_SOME_FRAMES 100000
 /* Graphs kept per object (least recently used one replaced). */
 #define FX_GRAPHS 8
 
@@ -221,6 +235,7 @@ struct fx_cuda {
   int broken;
   int graphs;
   size_t scan_threshold;
+  uint64_t scan_chunk; /* 0: automatic */
   uint64_t launches, captures, stamp, scans;
   char backend[48];
   fx_cascade_t *cascade;
@@ -250,6 +265,7 @@ struct fx_cuda {
   double *pw_coef; /* [K][5] the coefficients the powers belong to */
   size_t pw_coef_cap;
   int pw_K, pw_valid;
+  uint64_t pw_L;
   CUdeviceptr d_work;
   size_t work_cap;
   uint64_t work_T;
@@ -352,6 +368,21 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
     g->scan_threshold = frames;
 }
 
+int fx_cuda_auto_prefers(uint64_t frames, int channels)
+{
+  return (channels >= FX_AUTO_MANY_CHANNELS && frames >= FX_AUTO_MANY_FRAMES) ||
+         (channels >= FX_AUTO_SOME_CHANNELS && frames >= FX_AUTO_SOME_FRAMES);
+}
+
+void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames)
+{
+  if (g && (frames == 0 || (frames <= 1024 && (frames & (frames - 1)) == 0)) &&
+      g->scan_chunk != frames) {
+    graphs_drop(g); /* captured launches hold the old chunk length */
+    g->scan_chunk = frames;
+  }
+}
+
 uint64_t fx_cuda_launches(const fx_cuda_t *g)
 {
   return g ? g->launches : 0;
@@ -422,28 +453,36 @@ static CUfunction kernel_for(int variant, int K)
   return G.fn[kind][variant % FXK_NVARIANTS][K >= 1 && K <= FXK_SPEC ? K : 0];
 }
 
-/* Chunks per channel of the scan: the last one takes the remainder (FX_SCAN_CHUNK to
- * 2 FX_SCAN_CHUNK - 1 frames, so the last two frames, which record the history, are in it). */
-static uint64_t scan_chunks(uint64_t frames)
+/* Frames per chunk of the scan for a pass of `frames` frames (fixed: fx_cuda_set_scan_chunk). */
+static uint64_t scan_chunk(const fx_cuda_t *g, uint64_t frames)
 {
-  const uint64_t n = frames / FX_SCAN_CHUNK;
-  return n ? n : 1;
+  if (g && g->scan_chunk)
+    return g->scan_chunk;
+  return frames >= FX_SCAN_CHUNK_SWITCH ? FX_SCAN_CHUNK_LONG : FX_SCAN_CHUNK_SHORT;
 }
 
-static unsigned scan_blocks(uint64_t frames, int channels)
+/* Spans (blocks) per channel of the scan: FXK_SCAN_BLOCK chunks of L frames each, the last one
+ * shorter. */
+static uint64_t scan_spans(uint64_t frames, uint64_t L)
 {
-  return (unsigned) ((scan_chunks(frames) * (uint64_t) channels + FXK_SCAN_BLOCK - 1) /
-                     FXK_SCAN_BLOCK);
+  const uint64_t span = L * FXK_SCAN_BLOCK;
+  return (frames + span - 1) / span;
+}
+
+static unsigned scan_blocks(uint64_t frames, int channels, uint64_t L)
+{
+  return (unsigned) (scan_spans(frames, L) * (uint64_t) channels);
 }
 
 /* 1 when this pass should take the time-parallel scan kernel. */
 static int use_scan(const fx_cuda_t *g, const fx_cascade_offload_call_t *call)
 {
-  if (call->K < 1 || call->K > FXK_SCAN_KMAX || call->frames < 2 * FX_SCAN_CHUNK)
+  if (call->K < 1 || call->K > FXK_SCAN_KMAX || call->frames < 2)
     return 0;
   if (g->scan_threshold)
     return call->frames >= g->scan_threshold;
-  return call->frames >= FX_SCAN_AUTO_FRAMES && call->channels <= FX_SCAN_AUTO_MAX_CHANNELS;
+  return call->frames >= FX_SCAN_AUTO_ALL_FRAMES ||
+         (call->frames >= FX_SCAN_AUTO_FRAMES && call->channels <= FX_SCAN_AUTO_MAX_CHANNELS);
 }
 
 /* dst = a b (n x n, row-major), extended precision. */
@@ -458,9 +497,12 @@ static void matmul(long double *dst, const long double *a, const long double *b,
     }
 }
 
-/* The powers A^(m FX_SCAN_CHUNK), m = 0 .. FX_SCAN_LOOKBACK, of the zero-input state transition
- * A of sections coef[K][5] (state [K][2]), into pw (double). 0 on allocation failure. */
-static int scan_powers(const double *coef, int K, double *pw)
+/* The powers kernels.h's scan needs, of the zero-input state transition A of sections
+ * coef[K][5] (state [K][2]), with P = A^L (L frames per chunk, a power of two) and
+ * Q = P^FXK_SCAN_BLOCK: Q^m for m = 0 .. FXK_LB_WIN(K), then P^(2^k) for
+ * k = 0 .. FXK_SCAN_LOG2B, into pw (double, computed in extended precision). 0 on allocation
+ * failure. */
+static int scan_powers(const double *coef, int K, uint64_t L, double *pw)
 {
   const int n = 2 * K;
   const size_t nn = (size_t) n * (size_t) n;
@@ -483,16 +525,26 @@ static int scan_powers(const double *coef, int K, double *pw)
     for (int r = 0; r < n; r++)
       A[(size_t) r * n + i] = z[r];
   }
-  /* P = A^FX_SCAN_CHUNK by squaring (FX_SCAN_CHUNK is a power of two) */
+  /* P = A^L by squaring */
   memcpy(P, A, nn * sizeof(long double));
-  for (int b = 1; b < FX_SCAN_CHUNK; b *= 2) {
+  for (uint64_t b = 1; b < L; b *= 2) {
     matmul(T, P, P, n);
     memcpy(P, T, nn * sizeof(long double));
   }
-  /* Q = identity, then Q = P^m */
+  /* P^(2^k), k = 0 .. log2 B, after the Q^m; P ends as Q = P^B */
+  double *pp = pw + (size_t) (FXK_LB_WIN(K) + 1) * nn;
+  for (int k = 0; k <= FXK_SCAN_LOG2B; k++) {
+    for (size_t i = 0; i < nn; i++)
+      pp[(size_t) k * nn + i] = (double) P[i];
+    if (k < FXK_SCAN_LOG2B) {
+      matmul(T, P, P, n);
+      memcpy(P, T, nn * sizeof(long double));
+    }
+  }
+  /* Q^m: Q = identity, then times P (= Q now) */
   for (size_t i = 0; i < nn; i++)
     Q[i] = (i % (size_t) (n + 1)) == 0;
-  for (int m = 0; m <= FX_SCAN_LOOKBACK; m++) {
+  for (int m = 0; m <= FXK_LB_WIN(K); m++) {
     for (size_t i = 0; i < nn; i++)
       pw[(size_t) m * nn + i] = (double) Q[i];
     matmul(T, Q, P, n);
@@ -510,7 +562,8 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   CUresult r;
   const int K = call->K, n2 = 2 * K;
   const size_t nn = (size_t) n2 * (size_t) n2;
-  const size_t pw_bytes = (size_t) (FX_SCAN_LOOKBACK + 1) * nn * sizeof(double);
+  const size_t pw_bytes = (size_t) FXK_PW_COUNT(K) * nn * sizeof(double);
+  const uint64_t L = scan_chunk(g, call->frames);
   /* the coefficients in double, as the kernel's arithmetic sees them */
   double cf[5 * FXK_SCAN_KMAX];
   for (int i = 0; i < 5 * K; i++)
@@ -518,7 +571,8 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
                       : (double) call->coef_f[5 * (size_t) call->k0 + i];
   if (!reserve(g, &g->d_pw, &g->h_pw, &g->pw_cap, pw_bytes))
     return 0;
-  if (!g->pw_valid || g->pw_K != K || memcmp(g->pw_coef, cf, 5 * (size_t) K * sizeof(double))) {
+  if (!g->pw_valid || g->pw_K != K || g->pw_L != L ||
+      memcmp(g->pw_coef, cf, 5 * (size_t) K * sizeof(double))) {
     if (g->pw_coef_cap < (size_t) K) {
       double *p = realloc(g->pw_coef, 5 * (size_t) FXK_SCAN_KMAX * sizeof(double));
       if (!p)
@@ -527,7 +581,7 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
       g->pw_coef_cap = FXK_SCAN_KMAX;
     }
     g->pw_valid = 0;
-    if (!scan_powers(cf, K, g->h_pw))
+    if (!scan_powers(cf, K, L, g->h_pw))
       return 0;
     if ((r = CU(cuMemcpyHtoDAsync, g->d_pw, g->h_pw, pw_bytes, g->stream)) != FX_CUDA_SUCCESS) {
       fail(g, "cuMemcpyHtoDAsync", r);
@@ -535,9 +589,10 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
     }
     memcpy(g->pw_coef, cf, 5 * (size_t) K * sizeof(double));
     g->pw_K = K;
+    g->pw_L = L;
     g->pw_valid = 1;
   }
-  const uint64_t T = scan_chunks(call->frames) * (uint64_t) call->channels;
+  const uint64_t T = scan_blocks(call->frames, call->channels, L);
   const size_t work_bytes = (size_t) FXK_WORK_BYTES(T, n2);
   if (work_bytes > g->work_cap) {
     size_t want = g->work_cap ? g->work_cap : 65536;
@@ -603,12 +658,10 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
   if (variant >= FXK_NVARIANTS) {
     a.pw = g->d_pw;
     a.work = g->d_work;
-    a.chunk = FX_SCAN_CHUNK;
-    a.nchunks = scan_chunks(call->frames);
-    a.lookback = FX_SCAN_LOOKBACK;
+    a.chunk = scan_chunk(g, call->frames);
+    a.nblocks = scan_spans(call->frames, a.chunk);
     threads = FXK_SCAN_BLOCK;
-    blocks =
-        (unsigned) ((a.nchunks * (uint64_t) call->channels + FXK_SCAN_BLOCK - 1) / FXK_SCAN_BLOCK);
+    blocks = scan_blocks(call->frames, call->channels, a.chunk);
   }
   *what = "cuLaunchKernel";
   if ((r = CU(cuLaunchKernel, kernel_for(variant, call->K), blocks, 1, 1, threads, 1, 1, 0,
@@ -776,7 +829,7 @@ static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
     return -1;
   }
   if (scan) {
-    g->scan_base += scan_blocks(call->frames, call->channels);
+    g->scan_base += scan_blocks(call->frames, call->channels, scan_chunk(g, call->frames));
     g->scans++;
   }
   if ((r = CU(cuStreamSynchronize, g->stream)) != FX_CUDA_SUCCESS) {
@@ -857,7 +910,7 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
                             int scan, int reps)
 {
   if (!fx_cuda_probe(NULL, 0) || reps < 1 || channels < 1 || K < 1 || K > FXK_KMAX ||
-      (scan && (K > FXK_SCAN_KMAX || frames < 2 * FX_SCAN_CHUNK)))
+      (scan && (K > FXK_SCAN_KMAX || frames < 2)))
     return -1;
   const int variant = (format == FX_SAMPLE_F64 ? FXK_F64 : (dbl ? FXK_F32D : FXK_F32S)) +
                       (scan ? FXK_NVARIANTS : 0);
@@ -867,8 +920,8 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   const size_t io = frames * C * ss, cb = (KT * 5 * ts + 15) & ~(size_t) 15;
   const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
   const size_t ctlb = (size_t) (reps + 1) * 4 * sizeof(uint64_t);
-  const uint64_t T = scan_chunks(frames) * C;
-  const size_t pwb = scan ? (size_t) (FX_SCAN_LOOKBACK + 1) * n2 * n2 * sizeof(double) : 8;
+  const uint64_t L = scan_chunk(NULL, frames), T = scan_blocks(frames, channels, L);
+  const size_t pwb = scan ? (size_t) FXK_PW_COUNT(K) * n2 * n2 * sizeof(double) : 8;
   const size_t wb = scan ? (size_t) FXK_WORK_BYTES(T, n2) : 8;
   CUdeviceptr d = 0, sm = 0, pw = 0, work = 0, dctl = 0;
   CUstream s = NULL;
@@ -900,11 +953,11 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
         ((float *) hc)[5 * k + i] = (float) v[i];
     }
   }
-  if (scan && !scan_powers(cf, K, hpw))
+  if (scan && !scan_powers(cf, K, L, hpw))
     goto out;
   /* each launch its own ctl: {no checkpoints, epoch i + 1, block base} */
-  const unsigned blocks =
-      scan ? scan_blocks(frames, channels) : (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
+  const unsigned blocks = scan ? scan_blocks(frames, channels, L)
+                               : (unsigned) ((C + FXK_SEQ_BLOCK - 1) / FXK_SEQ_BLOCK);
   for (int i = 0; i <= reps; i++) {
     hctl[4 * i + 2] = (uint64_t) i + 1;
     hctl[4 * i + 3] = (uint64_t) i * blocks;
@@ -931,9 +984,8 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   a.ctl = dctl;
   a.pw = pw;
   a.work = work;
-  a.chunk = FX_SCAN_CHUNK;
-  a.nchunks = scan_chunks(frames);
-  a.lookback = FX_SCAN_LOOKBACK;
+  a.chunk = L;
+  a.nblocks = scan_spans(frames, L);
   a.channels = channels;
   a.k0 = 0;
   a.K = K;

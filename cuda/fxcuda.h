@@ -45,9 +45,18 @@ void fx_cuda_attach(fx_cuda_t *g, fx_cascade_t *c);
 void fx_cuda_set_graphs(fx_cuda_t *g, int on);
 
 /* Passes of at least this many frames per channel use the time-parallel scan kernel (for up to
- * 16 sections and at least 2048 frames); 0 = automatic: the scan for at least 8192 frames and at
- * most 64 channels (provisional until measured on a GPU; docs/cuda.md). */
+ * 16 sections and at least 2 frames); 0 = automatic: the scan from 100000 frames, or from 8192
+ * frames for at most 64 channels (docs/cuda.md says which measurements this rests on). */
 void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
+
+/* 1 when a pass of `frames` frames per channel over `channels` channels belongs on the GPU for
+ * device=auto: only shapes where the GPU was measured faster than the CPU engine (docs/cuda.md,
+ * "scan-threshold and device=auto"); 0 otherwise. */
+int fx_cuda_auto_prefers(uint64_t frames, int channels);
+
+/* Frames per chunk of the scan kernel (a power of two up to 1024; others are ignored);
+ * 0 = automatic (16 below 65536 frames, 128 from there). For tests and measurements. */
+void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames);
 
 /* Kernel launches issued (a graph replay counts as one). */
 uint64_t fx_cuda_launches(const fx_cuda_t *g);

@@ -7,9 +7,11 @@
  * read before it was written), streams run their work at once, a stream capture records copies
  * and launches (with the kernel arguments copied at capture time, as CUDA does) and a graph
  * launch replays them, and a kernel launch runs the kernel bodies of cuda/kernels.h (the very
- * code nvcc compiles) thread by thread. So the host side of the backend (staging, the device
- * mirror, graphs, fault fallback) is tested here; the kernels' results on a real GPU are checked
- * by tests/cuda/test_cuda.c on a GPU machine (bench/cuda-check.sh).
+ * code nvcc compiles) thread by thread (the scan kernel block by block: its block body runs the
+ * threads of each phase one after the other, a barrier after each phase, with the block's shared
+ * context in a buffer poisoned with NaN before each block). So the host side of the backend
+ * (staging, the device mirror, graphs, fault fallback) is tested here; the kernels' results on a
+ * real GPU are checked by tests/cuda/test_cuda.c on a GPU machine (bench/cuda-check.sh).
  *
  * FAKE_CUDA_DEVICES=0 makes it report no device. */
 #include <stdint.h>
@@ -18,7 +20,19 @@
 #include <string.h>
 
 #include "drv.h"
+
+/* The scan's look-back sees only the aggregates of earlier spans except every
+ * FAKE_CUDA_SCAN_HIDE-th (default 200; 0: all inclusive states), so that it combines aggregates
+ * and walks over more than one window of FXK_LB_WIN(K) spans (kernels.h, FXK_HIDE_INCLUSIVE):
+ * blocks here run in order, so without this every earlier span would already be inclusive. */
+static int fake_hide = -1;
+#define FXK_HIDE_INCLUSIVE(back) (fake_hide > 0 && (back) % (uint64_t) fake_hide != 0)
 #include "kernels.h"
+
+/* the block context of every scan kernel fits the 48 KiB run_op gives it */
+#define CTX_FITS(SFX, IO, TT, KC)                                                                  \
+  _Static_assert(sizeof(fxk_scan_ctx_##SFX##_##KC) <= 48 * 1024, "scan context too large");
+FXK_SPECIALISE(CTX_FITS, f64, , )
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -32,7 +46,7 @@ typedef struct {
   unsigned char v;
   int fn; /* launches: fxk_variant_t, kernel kind and section count (kernels.h) */
   int kind_scan, kc;
-  unsigned threads;
+  unsigned threads, blocks, block;
   fxk_seq_args_t args;
 } op_t;
 
@@ -56,9 +70,9 @@ static int ctx_token, event_token, module_token;
 
 /* The kernel bodies by [variant][KC] (kernels.h). */
 typedef void (*seq_fn_t)(const fxk_seq_args_t *, int64_t);
-typedef void (*scan_fn_t)(const fxk_seq_args_t *, uint64_t);
+typedef void (*scan_fn_t)(const fxk_seq_args_t *, void *, uint64_t);
 #define SEQ_ENTRY(SFX, IO, TT, KC) [KC] = fxk_seq_body_##SFX##_##KC,
-#define SCAN_ENTRY(SFX, IO, TT, KC) [KC] = fxk_scan_body_##SFX##_##KC,
+#define SCAN_ENTRY(SFX, IO, TT, KC) [KC] = fxk_scan_block_##SFX##_##KC,
 static const seq_fn_t seq_fns[FXK_NVARIANTS][FXK_SPEC + 1] = {
     {FXK_SPECIALISE(SEQ_ENTRY, f64, , )[0] = fxk_seq_body_f64_0},
     {FXK_SPECIALISE(SEQ_ENTRY, f32d, , )[0] = fxk_seq_body_f32d_0},
@@ -82,13 +96,27 @@ static void run_op(const op_t *o)
     memset(o->dst, o->v, o->n);
     break;
   case OP_LAUNCH:
-    /* threads one after the other in index order: a scan thread's predecessors have finished */
-    for (int64_t t = 0; t < (int64_t) o->threads; t++) {
-      if (o->kind_scan)
-        scan_fns[o->fn][o->kc](&o->args, (uint64_t) t);
-      else
-        seq_fns[o->fn][o->kc](&o->args, t);
+    if (o->kind_scan) {
+      if (fake_hide < 0) {
+        const char *e = getenv("FAKE_CUDA_SCAN_HIDE");
+        fake_hide = e ? atoi(e) : 200;
+      }
+      /* blocks one after the other in index order: a block's predecessors have finished (the
+       * look-back never waits); the shared context of the largest kernel, NaN before each block
+       * so that nothing is read before it was written */
+      /* 48 KiB: the static shared memory a block may have (nvcc refuses more) */
+      unsigned char *ctx = malloc(48 * 1024);
+      if (!ctx)
+        abort(); /* (a real launch has its shared memory or does not start) */
+      for (unsigned b = 0; b < o->blocks; b++) {
+        memset(ctx, 0xff, 48 * 1024);
+        scan_fns[o->fn][o->kc](&o->args, ctx, b);
+      }
+      free(ctx);
+      break;
     }
+    for (int64_t t = 0; t < (int64_t) o->threads; t++)
+      seq_fns[o->fn][o->kc](&o->args, t);
     break;
   }
 }
@@ -270,13 +298,16 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 {
   const intptr_t h = (intptr_t) f - 1, kind = h / 10000, fn = (h % 10000) / 100, kc = h % 100;
   if (h < 0 || kind > 1 || fn >= FXK_NVARIANTS || kc > FXK_SPEC || (kind && kc == 0) || !params ||
-      extra || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 || bx > 1024)
-    return 1; /* CUDA_ERROR_INVALID_VALUE */
+      extra || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 || bx > 1024 ||
+      (kind && bx != FXK_SCAN_BLOCK))
+    return 1; /* CUDA_ERROR_INVALID_VALUE (the scan's block body assumes FXK_SCAN_BLOCK threads) */
   op_t o = {.kind = OP_LAUNCH,
             .fn = (int) fn,
             .kind_scan = (int) kind,
             .kc = (int) kc,
-            .threads = gx * bx};
+            .threads = gx * bx,
+            .blocks = gx,
+            .block = bx};
   memcpy(&o.args, params[0], sizeof(o.args));
   return submit(s, &o);
 }

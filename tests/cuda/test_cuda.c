@@ -28,6 +28,8 @@
 #include "cudacheck.h"
 
 static int quick;
+/* frames per chunk of the scan (fx_cuda_set_scan_chunk; 0: automatic) for accuracy_case */
+static unsigned scan_chunk;
 
 typedef struct {
   fx_sample_format_t fmt;
@@ -111,6 +113,7 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   fx_cascade_set_sections(c, sos, K, 1.0);
   fx_cuda_set_graphs(g, graphs);
   fx_cuda_set_scan_threshold(g, scan_threshold);
+  fx_cuda_set_scan_chunk(g, scan_chunk);
   fx_cuda_attach(g, c);
   size_t nbuf = 0;
   process_in_buffers(c, y, frames, C, v->fmt, buf, &nbuf);
@@ -421,11 +424,55 @@ int main(void)
         frames = 4000000 / ((size_t) scan[i].C * (size_t) scan[i].K);
       accuracy_case(frames, scan[i].C, scan[i].K, v, (int) (i % 2), scan[i].buf, 2048);
     }
+    /* the scan forced on every pass (scan-threshold=1): buffers of 2 frames up, the 512-frame
+     * stereo buffer, span boundaries (a span is 128 chunks of 16 frames below 65536 frames, of
+     * 128 from there: 2048 or 16384 frames), one frame into a new span (the last two frames,
+     * which record the history, in two spans), last chunks partial, odd channel counts, more
+     * spans than one look-back window (fakecuda.c hides most inclusive states), K = 1 to 16 */
+    static const struct {
+      size_t frames;
+      int C, K;
+      size_t buf;
+    } edge[] = {
+        {2, 1, 1, 0},          {3, 2, 8, 0},
+        {17, 1, 3, 0},         {512, 2, 8, 0},
+        {2047, 1, 2, 0},       {2048, 3, 6, 0},
+        {2049, 5, 16, 0},      {4097, 2, 7, 0},
+        {65536, 1, 9, 0},      {65536 + 24576 + 65, 3, 12, 0},
+        {40000, 11, 16, 4000}, {6002, 2, 1, 1000},
+        {600000, 2, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+      accuracy_case(edge[i].frames, edge[i].C, edge[i].K, v, (int) (i % 2), edge[i].buf, 1);
+    /* short chunks on long buffers: hundreds of spans per channel, so that the look-back walks
+     * over several windows (128 spans for K <= 8, 32 for K = 16; fakecuda.c hides most inclusive
+     * states) */
+    scan_chunk = 16;
+    accuracy_case(600000, 2, 2, v, 1, 0, 1);
+    accuracy_case(quick ? 250000 : 300000, 1, 16, v, 0, 0, 1);
+    scan_chunk = 0;
+    /* the sequential kernel around its 8-frame load-ahead groups (the last two frames apart),
+     * K beyond the specialised kernels */
+    static const struct {
+      size_t frames;
+      int C, K;
+      size_t buf;
+    } seqe[] = {
+        {8, 1, 1, 0}, {9, 2, 2, 0}, {10, 1, 8, 0}, {18, 3, 16, 0}, {26, 1, 11, 0}, {1001, 5, 20, 0},
+    };
+    for (size_t i = 0; i < sizeof(seqe) / sizeof(seqe[0]); i++)
+      accuracy_case(seqe[i].frames, seqe[i].C, seqe[i].K, v, (int) (i % 2), seqe[i].buf, 0);
     invariance_case(quick ? 20000 : 100000, 3, 7, v);
     change_case(v);
     stages_case(v, 1000, 30, 0);
     stages_case(v, 5000, 10, 2048);
+    stages_case(v, 1000, 30, 1);
   }
+  /* device=auto's rule: the GPU only for the shapes measured faster there (docs/cuda.md) */
+  CHECK(fx_cuda_auto_prefers(1000, 512) && fx_cuda_auto_prefers(100000, 64) &&
+            !fx_cuda_auto_prefers(999, 1024) && !fx_cuda_auto_prefers(512, 2) &&
+            !fx_cuda_auto_prefers(10000000, 2) && !fx_cuda_auto_prefers(99999, 64),
+        "fx_cuda_auto_prefers disagrees with the measured shapes");
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
