@@ -6,6 +6,8 @@
  *   FX_CUDA_FAIL=name[:n] make the n-th call (default: the first) of driver function `name`
  *                         (cuInit, cuMemAlloc, cuLaunchKernel, cuGraphLaunch, ... as in drv.h)
  *                         return an error; "dlopen" makes loading the driver fail.
+ * Built without nvcc (FX_CUDA_NO_KERNELS), the embedded image is a stub that only the fake driver
+ * accepts: without FX_CUDA_LIB the backend is refused ("this build has no CUDA kernels").
  * See docs/cuda.md. */
 #include "fxcuda.h"
 
@@ -20,6 +22,12 @@
 
 extern const unsigned char fx_cuda_fatbin[];
 extern const size_t fx_cuda_fatbin_size;
+
+#ifdef FX_CUDA_NO_KERNELS
+#define FX_CU_IMAGE_WHAT "cuModuleLoadData (stub image: this build has no CUDA kernels, no nvcc)"
+#else
+#define FX_CU_IMAGE_WHAT "cuModuleLoadData (embedded kernels)"
+#endif
 
 /* Returned by a call that FX_CUDA_FAIL made fail (CUDA_ERROR_UNKNOWN). */
 #define FX_CU_INJECTED 999
@@ -125,6 +133,14 @@ static void global_init(void)
   CUresult r;
   read_fault_env();
   const char *path = getenv("FX_CUDA_LIB");
+#ifdef FX_CUDA_NO_KERNELS
+  /* built without nvcc: fx_cuda_fatbin is a stub header only the test-only fake driver accepts */
+  if (!path || !*path) {
+    snprintf(G.why, sizeof(G.why),
+             "this build has no CUDA kernels: nvcc was not found when gst-fx was built");
+    return;
+  }
+#endif
   if (!path || !*path)
     path = "libcuda.so.1";
   G.lib = fault_hit("dlopen") ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -186,7 +202,7 @@ static void global_init(void)
     return;
   }
   if ((r = CU(cuModuleLoadData, &G.mod, fx_cuda_fatbin)) != FX_CUDA_SUCCESS) {
-    cu_reason(G.why, sizeof(G.why), "cuModuleLoadData (embedded kernels)", r);
+    cu_reason(G.why, sizeof(G.why), FX_CU_IMAGE_WHAT, r);
     return;
   }
   static const char *const vn[FXK_NVARIANTS] = FXK_VARIANT_NAMES;

@@ -73,8 +73,8 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
   (void) graphs;
   (void) scan_threshold;
   d->gave_up = TRUE;
-  return g_strdup("device=cuda: the CUDA backend is not built into this plugin (no nvcc at build "
-                  "time); processing continues on the CPU");
+  return g_strdup("device=cuda: the CUDA backend is not built into this plugin (built with "
+                  "-Dcuda=disabled); processing continues on the CPU");
 #endif
 }
 

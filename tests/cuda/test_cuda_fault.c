@@ -4,6 +4,8 @@
  * meson runs this program several times with different environments (tests/cuda/meson.build):
  *   FX_CUDA_LIB=/nonexistent/...   no driver: probe and new fail with "no CUDA driver"; the
  *                                  cascade runs on the CPU;
+ *   FX_CUDA_LIB= (empty), FX_FAULT_EXPECT=nokernels, in a build without nvcc: the real driver is
+ *                                  refused, the reason says the build has no CUDA kernels;
  *   FX_CUDA_LIB=<fake driver>, FX_CUDA_FAIL=<call>[:n] (FX_FAULT_EXPECT=init|run):
  *     init: the call fails while the driver is set up: no backend, a reason naming the call;
  *     run:  the call fails mid-stream: the buffer of that call and all later ones are filtered
@@ -40,6 +42,9 @@ int main(void)
     CHECK(why[0] != 0, "no reason given");
     if (expect && strcmp(expect, "nodriver") == 0)
       CHECK(strstr(why, "no CUDA driver") != NULL, "reason: %s", why);
+    if (expect && strcmp(expect, "nokernels") == 0)
+      CHECK(strstr(why, "no CUDA kernels") != NULL && strstr(why, "nvcc") != NULL, "reason: %s",
+            why);
     if (fault && strcmp(fault, "dlopen") != 0) {
       char name[64];
       snprintf(name, sizeof(name), "%s", fault);

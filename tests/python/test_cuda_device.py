@@ -11,7 +11,10 @@ per process and reads its test-only environment then (docs/cuda.md):
     warning naming the call, the stream continues on the CPU with the state carried over (output
     still matches scipy: no buffer dropped, no state lost).
   - device=auto never uses the GPU yet (the rule awaits GPU measurements): launches == 0.
-The fake-driver cases are skipped when the CUDA backend was not built (no nvcc).
+  - built without nvcc (cuda/'s host code only, no kernels) and no FX_CUDA_LIB: device=cuda posts
+    one warning saying the build has no CUDA kernels and runs on the CPU.
+The fake-driver cases run in builds with or without nvcc; they are skipped only when the CUDA
+backend was not built at all (-Dcuda=disabled).
 """
 
 import json
@@ -102,7 +105,7 @@ def test_device_cuda_without_driver_warns_and_runs_on_cpu(tmp_path, dtype):
     assert len(res["warnings"]) == 1, res["warnings"]
     text = res["warnings"][0]
     assert "device=cuda" in text and "CPU" in text, text
-    # the reason: no driver, or (built without nvcc) no CUDA backend in the plugin
+    # the reason: no driver, or (built with -Dcuda=disabled) no CUDA backend in the plugin
     assert "no CUDA driver" in text or "not built" in text, text
     assert res["props"]["launches"] == 0
     assert res["props"]["backend"].startswith("cpu-"), res["props"]
@@ -110,11 +113,41 @@ def test_device_cuda_without_driver_warns_and_runs_on_cpu(tmp_path, dtype):
     assert rel_err(res["y"], reference(x, rate)) <= tol
 
 
+def built_without_kernels():
+    """True for a build of cuda/'s host code without nvcc: a stub image, no kernels.fatbin."""
+    lib = os.environ.get("FXDSP_LIB")
+    if not lib:
+        return False
+    cuda = os.path.join(os.path.dirname(lib), "..", "cuda")
+    return (os.path.exists(os.path.join(cuda, "fatbin.c"))
+            and not os.path.exists(os.path.join(cuda, "kernels.fatbin")))
+
+
+def test_device_cuda_without_kernels_refuses_the_real_driver(tmp_path):
+    """Built without nvcc, no FX_CUDA_LIB: the real driver is not even loaded; one warning says
+    the build has no CUDA kernels; the CPU output matches scipy."""
+    if not built_without_kernels():
+        pytest.skip("this build has CUDA kernels (nvcc) or no CUDA backend")
+    rate = 48000
+    x = noise(4800, 2, seed=47, dtype=np.float64)
+    res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
+                    480, {})
+    assert not res["errors"], res["errors"]
+    assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
+    assert len(res["warnings"]) == 1, res["warnings"]
+    text = res["warnings"][0]
+    assert "device=cuda" in text and "CPU" in text and "no CUDA kernels" in text, text
+    assert "nvcc" in text, text
+    assert res["props"]["launches"] == 0
+    assert res["props"]["backend"].startswith("cpu-"), res["props"]
+    assert rel_err(res["y"], reference(x, rate)) <= 1e-9
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["F32", "F64"])
 def test_device_cuda_fake_driver_one_launch_per_buffer(tmp_path, dtype):
     fake = fake_driver()
     if not fake:
-        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
     rate = 48000
     x = noise(9600, 2, seed=42, dtype=dtype)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
@@ -133,7 +166,7 @@ def test_device_cuda_fake_driver_one_launch_per_buffer(tmp_path, dtype):
 def test_device_cuda_failure_mid_stream_falls_back_with_state(tmp_path):
     fake = fake_driver()
     if not fake:
-        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
     rate = 48000
     x = noise(9600, 2, seed=43, dtype=np.float64)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda "
@@ -164,7 +197,7 @@ def test_device_auto_stays_on_cpu(tmp_path):
 def test_fxchain_device_cuda_fake_driver_one_launch_per_buffer(tmp_path):
     fake = fake_driver()
     if not fake:
-        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
     rate = 48000
     x = noise(9600, 2, seed=45, dtype=np.float64)
     chain = ("fxbutterworth mode=high-pass cutoff=80 order=4 ! "
@@ -186,7 +219,7 @@ def test_count_dispatches_one_launch_per_fused_buffer_fake_driver():
     one-pass-per-buffer plumbing; the real GPU is bench/cuda-check.sh's part."""
     fake = fake_driver()
     if not fake:
-        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
     tool = os.environ.get("GST_FX") or os.path.join(HERE, "..", "..", "build", "tools", "gst-fx")
     if not os.access(tool, os.X_OK):
         pytest.fail("gst-fx not found at %r" % tool, pytrace=False)
@@ -207,7 +240,7 @@ def test_device_switch_while_streaming_keeps_state_and_counts(tmp_path):
     stream (output still matches scipy), launches keep counting across the switches."""
     fake = fake_driver()
     if not fake:
-        pytest.skip("CUDA backend not built (no nvcc): no fake driver")
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
     rate = 48000
     x = noise(9600, 2, seed=46, dtype=np.float64)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
