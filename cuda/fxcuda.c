@@ -250,6 +250,8 @@ struct fx_cuda {
   char why[256];
   int broken;
   int graphs;
+  int auto_only; /* fx_cuda_set_auto() */
+  int last_ran;  /* fx_cuda_last_ran() */
   size_t scan_threshold;
   uint64_t scan_chunk; /* 0: automatic */
   uint64_t launches, captures, stamp, scans;
@@ -382,6 +384,17 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames)
 {
   if (g)
     g->scan_threshold = frames;
+}
+
+int fx_cuda_last_ran(const fx_cuda_t *g)
+{
+  return g && g->last_ran;
+}
+
+void fx_cuda_set_auto(fx_cuda_t *g, int on)
+{
+  if (g)
+    g->auto_only = on != 0;
 }
 
 int fx_cuda_auto_prefers(uint64_t frames, int channels)
@@ -721,13 +734,24 @@ static fx_graph_t *graph_slot(fx_cuda_t *g)
   return best;
 }
 
+static int offload_run_pass(fx_cuda_t *g, const fx_cascade_offload_call_t *call);
+
 static int offload_run(void *ctx, const fx_cascade_offload_call_t *call)
 {
   fx_cuda_t *g = ctx;
+  const int r = offload_run_pass(g, call);
+  g->last_ran = r == 0;
+  return r;
+}
+
+static int offload_run_pass(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
+{
   if (g->broken)
     return -1;
   if (call->K > FXK_KMAX || call->K < 0 || call->channels < 1 || call->frames == 0)
     return 1;
+  if (g->auto_only && !fx_cuda_auto_prefers(call->frames, call->channels))
+    return 1; /* device=auto: a shape the CPU engine was measured faster on */
   const int scan = use_scan(g, call);
   const int variant =
       (call->format == FX_SAMPLE_F64 ? FXK_F64 : (call->dbl ? FXK_F32D : FXK_F32S)) +

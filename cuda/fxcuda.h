@@ -54,6 +54,12 @@ void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
  * "scan-threshold and device=auto"); 0 otherwise. */
 int fx_cuda_auto_prefers(uint64_t frames, int channels);
 
+/* device=auto: with on != 0 the object takes only the passes fx_cuda_auto_prefers() accepts and
+ * declines the others (the engine runs them on the CPU; the state mirror follows). */
+void fx_cuda_set_auto(fx_cuda_t *g, int on);
+/* 1 when the latest pass offered to the object ran on the GPU (0: declined, ran on the CPU). */
+int fx_cuda_last_ran(const fx_cuda_t *g);
+
 /* Frames per chunk of the scan kernel (a power of two up to 1024; others are ignored);
  * 0 = automatic (16 below 65536 frames, 128 from there). For tests and measurements. */
 void fx_cuda_set_scan_chunk(fx_cuda_t *g, unsigned frames);

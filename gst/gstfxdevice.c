@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * device=cpu: the CPU engine. device=cuda: the CUDA backend when a GPU is usable, else one
- * warning with the reason and the CPU. device=auto: the CPU; the rule that would pick the GPU
- * for shapes measured faster there awaits measurements on a GPU (docs/cuda.md), so auto never
- * starts the GPU today. */
+ * warning with the reason and the CPU. device=auto: the CUDA backend, quietly, when a GPU is
+ * usable, taking only the buffer shapes where the GPU was measured faster than the CPU engine
+ * (fx_cuda_auto_prefers, docs/cuda.md); every other buffer, and everything without a GPU, runs
+ * on the CPU without a warning. */
 #include "gstfxdevice.h"
 
 #include <string.h>
@@ -37,6 +38,7 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
                            gboolean graphs, guint scan_threshold)
 {
   const gboolean want_cuda = device == GST_FX_DEVICE_CUDA;
+  const gboolean want_auto = device == GST_FX_DEVICE_AUTO;
   if (d->have_applied && d->applied == device) {
 #ifdef FX_HAVE_CUDA
     if (d->cuda) {
@@ -48,7 +50,7 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
   }
   d->have_applied = TRUE;
   d->applied = device;
-  if (!want_cuda) { /* the launches of a released backend stay counted (launches_prev) */
+  if (!want_cuda && !want_auto) { /* the launches of a released backend stay counted */
     gst_fx_device_state_clear(d, c);
     d->have_applied = TRUE;
     d->applied = device;
@@ -60,10 +62,13 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
     d->cuda = fx_cuda_new(why, sizeof(why));
     if (!d->cuda) {
       d->gave_up = TRUE;
+      if (want_auto) /* auto without a usable GPU is the CPU, as documented: no warning */
+        return NULL;
       return g_strdup_printf("device=cuda: no usable GPU (%s); processing continues on the CPU",
                              why);
     }
   }
+  fx_cuda_set_auto(d->cuda, want_auto);
   fx_cuda_set_graphs(d->cuda, graphs);
   fx_cuda_set_scan_threshold(d->cuda, scan_threshold);
   fx_cuda_attach(d->cuda, c);
@@ -73,6 +78,8 @@ gchar *gst_fx_device_apply(GstFxDeviceState *d, fx_cascade_t *c, GstFxDevice dev
   (void) graphs;
   (void) scan_threshold;
   d->gave_up = TRUE;
+  if (want_auto)
+    return NULL;
   return g_strdup("device=cuda: the CUDA backend is not built into this plugin (built with "
                   "-Dcuda=disabled); processing continues on the CPU");
 #endif
@@ -98,7 +105,7 @@ gchar *gst_fx_device_check(GstFxDeviceState *d, fx_cascade_t *c)
 const gchar *gst_fx_device_backend(GstFxDeviceState *d, fx_cascade_t *c)
 {
 #ifdef FX_HAVE_CUDA
-  if (d->cuda && fx_cascade_offload_active(c))
+  if (d->cuda && fx_cascade_offload_active(c) && fx_cuda_last_ran(d->cuda))
     return fx_cuda_backend(d->cuda, fx_cascade_uses_double(c));
 #else
   (void) d;

@@ -10,7 +10,8 @@ per process and reads its test-only environment then (docs/cuda.md):
     output matches scipy. With FX_CUDA_FAIL=cuLaunchKernel:3 the third launch fails: one
     warning naming the call, the stream continues on the CPU with the state carried over (output
     still matches scipy: no buffer dropped, no state lost).
-  - device=auto never uses the GPU yet (the rule awaits GPU measurements): launches == 0.
+  - device=auto uses the GPU only for shapes measured faster there (fx_cuda_auto_prefers: e.g.
+    512 channels x 1000 frames), silently; a stereo stream of short buffers stays on the CPU.
   - built without nvcc (cuda/'s host code only, no kernels) and no FX_CUDA_LIB: device=cuda posts
     one warning saying the build has no CUDA kernels and runs on the CPU.
 The fake-driver cases run in builds with or without nvcc; they are skipped only when the CUDA
@@ -180,6 +181,25 @@ def test_device_cuda_failure_mid_stream_falls_back_with_state(tmp_path):
     assert res["props"]["backend"].startswith("cpu-"), res["props"]
     # the state carried over: the whole output is one continuous filtering
     assert rel_err(res["y"], reference(x, rate)) <= 1e-9
+
+
+def test_device_auto_takes_the_gpu_only_for_measured_shapes(tmp_path):
+    """device=auto through the fake driver: 512-channel buffers of 1000 frames (a shape the H200
+    measured faster than the CPU engine, fx_cuda_auto_prefers) go to the GPU, one launch each,
+    silently; a stereo stream of short buffers stays on the CPU (the test below). The output is
+    one continuous filtering (scipy)."""
+    fake = fake_driver()
+    if not fake:
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    rate = 48000
+    x = noise(3000, 512, seed=45, dtype=np.float32)
+    res = run_child(tmp_path, "fxbutterworth name=fx order=4 cutoff=700 device=auto", x, rate,
+                    1000, {"FX_CUDA_LIB": fake})
+    assert not res["errors"] and not res["warnings"], (res["errors"], res["warnings"])
+    assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
+    assert res["props"]["launches"] == 3, res["props"]
+    assert res["props"]["backend"].startswith("cuda-"), res["props"]
+    assert rel_err(res["y"], reference(x, rate, order=4)) <= 1e-6
 
 
 def test_device_auto_stays_on_cpu(tmp_path):
