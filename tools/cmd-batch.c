@@ -39,11 +39,19 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
 #define DEFAULT_MEMORY_MIB 1024
+
+/* Memory kept across groups (grown when a group needs more, never shrunk), so that it is
+ * faulted in once. */
+typedef struct {
+  guint8 *p;
+  gsize size;
+} Area;
 
 typedef struct {
   const char *path; /* borrowed from argv */
@@ -53,9 +61,11 @@ typedef struct {
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
-  guint8 *data;      /* the decoded file, unless it is streamed */
-  FxDecoder *stream; /* integer PCM read by libsndfile: open, read block by block */
-  FxWriter *writer;  /* while its group runs */
+  guint8 *data;          /* the decoded file, unless it is streamed */
+  FxDecoder *stream;     /* integer PCM read by libsndfile: open, read block by block */
+  gboolean pcm16;        /* streamed as 16-bit integers (fx_decoder_read_pcm16()) */
+  gsize in_off, out_off; /* its stagings in the group's (run_stacked()) */
+  FxWriter *writer;      /* while its group runs */
   /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
    * writing the output (error) */
   gboolean done;
@@ -77,7 +87,8 @@ typedef struct {
   guint total, processed;
   gint block_frames; /* the longest block of the runs (summary line) */
   guint jobs;
-  GThreadPool *stackers; /* jobs - 1 threads for the parts of a block (NULL with --jobs 1) */
+  GThreadPool *stackers; /* jobs - 1 threads for the file side of a group (NULL with --jobs 1) */
+  Area areas[5];         /* the block, the input and output stagings (run_stacked()) */
 } Batch;
 
 static void batch_file_free_data(BatchFile *f)
@@ -188,6 +199,7 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->frames = (gsize) fx_decoder_frames(dec);
     f->bytes = f->frames * GST_AUDIO_INFO_BPF(&info);
     f->stream = dec;
+    f->pcm16 = fx_decoder_pcm16(dec);
     return TRUE;
   }
   /* room for the announced duration (plus a little), grown by doubling past it */
@@ -243,32 +255,25 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
 /* ---------------------------------------------------------------------------------------- */
 /* The stacked run                                                                           */
 
-/* The files of a group are split into `jobs` parts (by file), each read into the block and
- * written out from it by one thread: the main thread takes part 0, the stackers the others.
+/* A group runs chunk by chunk (FX_BLOCK_FRAMES frames of every file) on two sides that overlap:
+ *   - the file side (tasks of a few files each, on the --jobs threads; the main thread joins in
+ *     when its own part is done): for chunk k+1, every file's frames are read into its input
+ *     staging (16-bit PCM as the file's integers, fx_decoder_read_pcm16(): no conversion pass;
+ *     anything else in the processing format; zeros past the file's end), and for chunk k-1,
+ *     every file's frames are appended to its output (FxWriter, as `process` writes) from its
+ *     output staging;
+ *   - the stream side (the main thread): chunk k is cut into blocks of `sub` frames; each is
+ *     stacked from the input stagings into the interleaved block (16-bit integers become x / 32768
+ *     on the way, exactly what libsndfile's float read gives), pushed through the fxchain (one
+ *     dispatch) and copied back into the output stagings.
+ * Both stagings are double-buffered (chunk k uses buffer k % 2). A file belongs to one task, so
+ * its reads and writes stay in order; a round's threads are all joined before the next starts.
  *
- * A part's staging area `tmp` holds FX_BLOCK_FRAMES frames of each of its files, file after file,
- * interleaved as in the file. For a block of frames [off, off+n): every file's frames are read
- * into its staging (from memory, or from the open file when it is streamed, zeros past its end),
- * stacked into the block in tiles, and after the chain copied back into the staging in tiles and
- * appended to the file's output (media.h: FxWriter, as `process` writes). */
-enum { PHASE_FILL, PHASE_STACK, PHASE_UNSTACK, PHASE_WRITE };
-
-typedef struct {
-  const Batch *b;
-  GPtrArray *group;
-  guint first, last; /* files [first, last) */
-  gint col;          /* channel of the block where file `first` starts */
-  guint8 *block;
-  gsize off, n;         /* frames [off, off+n) of the files are in the block */
-  gint stride;          /* channels of the block */
-  gsize sub_off, sub_n; /* the block holds frames [off+sub_off, off+sub_off+sub_n) */
-  int phase;
-  guint8 *tmp; /* the staging areas */
-  /* the stackers' side */
-  GMutex *lock;
-  GCond *cond;
-  guint *pending;
-} StackPart;
+ * Stacking and unstacking walk the block in strips one cache line wide (64 bytes: 16 F32 or
+ * 8 F64 channels), row by row: each line of the block is written (or read) once and whole, while
+ * only the few files of the strip are read (or written), each sequentially, which the hardware
+ * prefetcher follows. (A walk by tiles of rows across all files reads hundreds of streams at
+ * once and waits for memory on each of them.) */
 
 /* The frames of file f in [off, off+n) that are before its end. */
 static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
@@ -276,159 +281,278 @@ static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
   return off < f->frames ? MIN(n, f->frames - off) : 0;
 }
 
-/* Fills the staging of the part's files with frames [off, off+n) (zeros past the end). A file
- * that fails to read is marked (f->error) and gives zeros from then on. */
-static void fill_staging(const StackPart *p)
+static guint8 *area_get(Area *a, gsize size)
 {
-  const gint bps = p->b->bps;
-  guint8 *stage = p->tmp;
+  const gsize huge = (gsize) 2 << 20;
 
-  for (guint i = p->first; i < p->last; i++) {
-    BatchFile *f = g_ptr_array_index(p->group, i);
-    const gsize bpf = (gsize) f->channels * bps;
-    gsize valid = f->error == NULL ? valid_frames(f, p->off, p->n) : 0, got = valid;
+  if (size > a->size) {
+    g_aligned_free(a->p);
+    /* in transparent huge pages where the system allows them (madvise mode): 1/512 of the page
+     * faults and TLB entries, which the strided walks over the block and the stagings need */
+    a->size = (size + huge - 1) / huge * huge;
+    a->p = g_aligned_alloc(a->size, 1, huge);
+#ifdef MADV_HUGEPAGE
+    madvise(a->p, a->size, MADV_HUGEPAGE);
+#endif
+  }
+  return a->p;
+}
 
-    if (valid > 0 && f->stream != NULL) {
-      gssize r = fx_decoder_read(f->stream, stage, valid, &f->error);
-      got = r > 0 ? (gsize) r : 0;
-      if (got < valid && f->error == NULL)
-        g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
-                    " frames",
-                    p->off + got, f->frames);
-    } else if (valid > 0) {
-      memcpy(stage, f->data + p->off * bpf, valid * bpf);
+/* Channels [fc0, fc0 + nch) of file f are columns [col, col + nch) of the block. */
+typedef struct {
+  BatchFile *f;
+  gint fc0, nch, col;
+} Seg;
+
+/* Segments [first, last) lie in one strip of columns. `stereo`: they are whole stereo files that
+ * fill the strip (the fast paths); `pcm16`: and all of them are read as 16-bit integers. */
+typedef struct {
+  guint first, last;
+  gboolean stereo, pcm16;
+} Strip;
+
+typedef struct {
+  Batch *b;
+  GPtrArray *group;
+  gint channels;
+  Seg *segs;
+  Strip *strips;
+  guint nstrips;
+  guint8 *in[2], *out[2];
+  guint ntasks; /* tasks of the file side: files [ntasks_first[i], ntasks_first[i+1]) */
+  guint *task_first;
+  /* the current round of the file side */
+  gboolean fill, write;
+  guint8 *fill_area, *write_area;
+  gsize fill_off, fill_n, write_off, write_n;
+  gint next;              /* the next task to take (atomic) */
+  guint pending, helpers; /* tasks not done, helper threads not returned (lock) */
+  GMutex lock;
+  GCond cond;
+} Run;
+
+/* Splits the group's columns into strips one cache line wide. */
+static void make_strips(Run *r)
+{
+  const gint w = 64 / r->b->bps;
+  guint nsegs = 0;
+  gint col = 0;
+
+  r->segs = g_new(Seg, (gsize) r->channels);
+  r->strips = g_new(Strip, (gsize) (r->channels + w - 1) / w);
+  r->nstrips = 0;
+  for (guint i = 0; i < r->group->len; i++) {
+    BatchFile *f = g_ptr_array_index(r->group, i);
+    for (gint c = 0; c < f->channels;) {
+      gint n = MIN(f->channels - c, w - col % w);
+      r->segs[nsegs++] = (Seg){.f = f, .fc0 = c, .nch = n, .col = col};
+      c += n;
+      col += n;
     }
-    if (got < p->n)
-      memset(stage + got * bpf, 0, (p->n - got) * bpf);
-    stage += (gsize) FX_BLOCK_FRAMES * bpf;
+  }
+  for (guint s = 0; s < nsegs;) {
+    Strip *st = &r->strips[r->nstrips++];
+    st->first = s;
+    while (s < nsegs && r->segs[s].col / w == r->segs[st->first].col / w)
+      s++;
+    st->last = s;
+    st->stereo = st->last - st->first == (guint) w / 2;
+    st->pcm16 = TRUE;
+    for (guint i = st->first; i < st->last; i++) {
+      st->stereo = st->stereo && r->segs[i].f->channels == 2 && r->segs[i].nch == 2;
+      st->pcm16 = st->pcm16 && r->segs[i].f->pcm16;
+    }
+    st->pcm16 = st->pcm16 && st->stereo;
   }
 }
 
-/* Copies the staging into the block (to_block) or back, in tiles of STACK_TILE frames, file by
- * file: a tile of the block stays in cache while every file's frames are copied in order (a
- * plain file-major walk would touch a new cache line of the block for every sample). */
-#define STACK_TILE 8
-#define STACK_COPY(T, to_block, bp, sp, c)                                                         \
-  do {                                                                                             \
-    if (to_block)                                                                                  \
-      (bp)[c] = (sp)[c];                                                                           \
-    else                                                                                           \
-      (sp)[c] = (bp)[c];                                                                           \
-  } while (0)
-#define DEFINE_STACK(name, T, to_block)                                                            \
-  static void name(const StackPart *p)                                                             \
+/* Stacks frames [s0, s0 + m) of the chunk in `in` into `block` (m rows of the group's channels),
+ * and back from `block` into `out`. */
+#define DEFINE_STACK(SUF, T)                                                                       \
+  static void stack_##SUF(const Run *r, const guint8 *in, T *block, gsize s0, gsize m)             \
   {                                                                                                \
-    const gsize stride = (gsize) p->stride, n = p->sub_n;                                          \
-    BatchFile *const *files = (BatchFile *const *) p->group->pdata;                                \
-    for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
-      const gsize tn = MIN(n - t0, STACK_TILE);                                                    \
-      T *col = (T *) p->block + t0 * stride + p->col;                                              \
-      T *stage = (T *) p->tmp;                                                                     \
-      for (guint i = p->first; i < p->last; i++) {                                                 \
-        const gsize ch = (gsize) files[i]->channels;                                               \
-        T *sp = stage + (p->sub_off + t0) * ch, *bp = col;                                         \
-        if (ch == 2 && tn == STACK_TILE) {                                                         \
-          for (gsize t = 0; t < STACK_TILE; t++, bp += stride, sp += 2) {                          \
-            STACK_COPY(T, to_block, bp, sp, 0);                                                    \
-            STACK_COPY(T, to_block, bp, sp, 1);                                                    \
+    enum { HALF = 32 / sizeof(T) };                                                                \
+    const gsize C = (gsize) r->channels;                                                           \
+    const T k16 = (T) (1.0 / 32768.0);                                                             \
+    for (guint s = 0; s < r->nstrips; s++) {                                                       \
+      const Strip *st = &r->strips[s];                                                             \
+      const Seg *seg = r->segs + st->first;                                                        \
+      T *d = block + seg[0].col;                                                                   \
+      if (st->pcm16) {                                                                             \
+        const gint16 *src[HALF];                                                                   \
+        for (int j = 0; j < HALF; j++)                                                             \
+          src[j] = (const gint16 *) (in + seg[j].f->in_off) + 2 * s0;                              \
+        for (gsize t = 0; t < m; t++, d += C)                                                      \
+          for (int j = 0; j < HALF; j++) {                                                         \
+            d[2 * j] = (T) src[j][2 * t] * k16;                                                    \
+            d[2 * j + 1] = (T) src[j][2 * t + 1] * k16;                                            \
           }                                                                                        \
-        } else {                                                                                   \
-          for (gsize t = 0; t < tn; t++, bp += stride, sp += ch)                                   \
-            for (gsize c = 0; c < ch; c++)                                                         \
-              STACK_COPY(T, to_block, bp, sp, c);                                                  \
+        continue;                                                                                  \
+      }                                                                                            \
+      for (gsize t = 0; t < m; t++) {                                                              \
+        T *row = block + t * C;                                                                    \
+        for (guint i = 0; i < st->last - st->first; i++) {                                         \
+          const BatchFile *f = seg[i].f;                                                           \
+          const gsize at = (s0 + t) * (gsize) f->channels + (gsize) seg[i].fc0;                    \
+          if (f->pcm16) {                                                                          \
+            const gint16 *p = (const gint16 *) (in + f->in_off) + at;                              \
+            for (gint c = 0; c < seg[i].nch; c++)                                                  \
+              row[seg[i].col + c] = (T) p[c] * k16;                                                \
+          } else {                                                                                 \
+            const T *p = (const T *) (in + f->in_off) + at;                                        \
+            for (gint c = 0; c < seg[i].nch; c++)                                                  \
+              row[seg[i].col + c] = p[c];                                                          \
+          }                                                                                        \
         }                                                                                          \
-        col += ch;                                                                                 \
-        stage += (gsize) FX_BLOCK_FRAMES * ch;                                                     \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  static void unstack_##SUF(const Run *r, guint8 *out, const T *block, gsize s0, gsize m)          \
+  {                                                                                                \
+    enum { HALF = 32 / sizeof(T) };                                                                \
+    const gsize C = (gsize) r->channels;                                                           \
+    for (guint s = 0; s < r->nstrips; s++) {                                                       \
+      const Strip *st = &r->strips[s];                                                             \
+      const Seg *seg = r->segs + st->first;                                                        \
+      const T *d = block + seg[0].col;                                                             \
+      if (st->stereo) {                                                                            \
+        T *dst[HALF];                                                                              \
+        for (int j = 0; j < HALF; j++)                                                             \
+          dst[j] = (T *) (out + seg[j].f->out_off) + 2 * s0;                                       \
+        for (gsize t = 0; t < m; t++, d += C)                                                      \
+          for (int j = 0; j < HALF; j++) {                                                         \
+            dst[j][2 * t] = d[2 * j];                                                              \
+            dst[j][2 * t + 1] = d[2 * j + 1];                                                      \
+          }                                                                                        \
+        continue;                                                                                  \
+      }                                                                                            \
+      for (gsize t = 0; t < m; t++) {                                                              \
+        const T *row = block + t * C;                                                              \
+        for (guint i = 0; i < st->last - st->first; i++) {                                         \
+          const BatchFile *f = seg[i].f;                                                           \
+          T *p = (T *) (out + f->out_off) + (s0 + t) * (gsize) f->channels + (gsize) seg[i].fc0;   \
+          for (gint c = 0; c < seg[i].nch; c++)                                                    \
+            p[c] = row[seg[i].col + c];                                                            \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
   }
-DEFINE_STACK(stack_in_f32, float, TRUE)
-DEFINE_STACK(stack_out_f32, float, FALSE)
-DEFINE_STACK(stack_in_f64, double, TRUE)
-DEFINE_STACK(stack_out_f64, double, FALSE)
+DEFINE_STACK(f32, float)
+DEFINE_STACK(f64, double)
 
-/* Appends each file's frames before its end from the staging to its output. A file whose
- * output failed is skipped from then on (f->error). */
-static void write_staging(const StackPart *p)
+/* Reads frames [off, off+n) of file f into its input staging in `area` (zeros past its end). A
+ * file that fails to read is marked (f->error) and gives zeros from then on. */
+static void fill_file(const Batch *b, BatchFile *f, guint8 *area, gsize off, gsize n)
 {
-  guint8 *stage = p->tmp;
+  const gsize bpf = (gsize) f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
+  guint8 *stage = area + f->in_off;
+  gsize valid = f->error == NULL ? valid_frames(f, off, n) : 0, got = valid;
 
-  for (guint i = p->first; i < p->last; i++) {
-    BatchFile *f = g_ptr_array_index(p->group, i);
-    gsize valid = valid_frames(f, p->off, p->n);
-    if (valid > 0 && f->error == NULL)
-      fx_writer_write(f->writer, stage, valid, f->channels, p->b->rate, &f->error);
-    stage += (gsize) FX_BLOCK_FRAMES * f->channels * p->b->bps;
+  if (valid > 0 && f->stream != NULL) {
+    gssize r = f->pcm16 ? fx_decoder_read_pcm16(f->stream, (gint16 *) stage, valid, &f->error)
+                        : fx_decoder_read(f->stream, stage, valid, &f->error);
+    got = r > 0 ? (gsize) r : 0;
+    if (got < valid && f->error == NULL)
+      g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                  "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                  " frames",
+                  off + got, f->frames);
+  } else if (valid > 0) {
+    memcpy(stage, f->data + off * bpf, valid * bpf);
+  }
+  if (got < n)
+    memset(stage + got * bpf, 0, (n - got) * bpf);
+}
+
+/* Appends frames [off, off+n) of file f before its end from its output staging in `area`. A file
+ * whose output (or input) failed is skipped from then on (f->error). */
+static void write_file(const Batch *b, BatchFile *f, const guint8 *area, gsize off, gsize n)
+{
+  gsize valid = valid_frames(f, off, n);
+
+  if (valid > 0 && f->error == NULL)
+    fx_writer_write(f->writer, area + f->out_off, valid, f->channels, b->rate, &f->error);
+}
+
+/* Takes tasks of the current round until none is left. */
+static void run_tasks(Run *r)
+{
+  for (;;) {
+    guint i = (guint) g_atomic_int_add(&r->next, 1);
+    if (i >= r->ntasks)
+      return;
+    for (guint j = r->task_first[i]; j < r->task_first[i + 1]; j++) {
+      BatchFile *f = g_ptr_array_index(r->group, j);
+      if (r->write)
+        write_file(r->b, f, r->write_area, r->write_off, r->write_n);
+      if (r->fill)
+        fill_file(r->b, f, r->fill_area, r->fill_off, r->fill_n);
+    }
+    g_mutex_lock(&r->lock);
+    if (--r->pending == 0)
+      g_cond_broadcast(&r->cond);
+    g_mutex_unlock(&r->lock);
   }
 }
 
-static void run_part(const StackPart *p)
+static void helper(gpointer data, gpointer user_data)
 {
-  switch (p->phase) {
-  case PHASE_FILL:
-    fill_staging(p);
-    break;
-  case PHASE_STACK:
-    (p->b->bps == 4 ? stack_in_f32 : stack_in_f64)(p);
-    break;
-  case PHASE_UNSTACK:
-    (p->b->bps == 4 ? stack_out_f32 : stack_out_f64)(p);
-    break;
-  default:
-    write_staging(p);
-    break;
-  }
-}
-
-static void stacker(gpointer data, gpointer user_data)
-{
-  StackPart *p = data;
+  Run *r = data;
 
   (void) user_data;
-  run_part(p);
-  g_mutex_lock(p->lock);
-  if (--*p->pending == 0)
-    g_cond_signal(p->cond);
-  g_mutex_unlock(p->lock);
+  run_tasks(r);
+  g_mutex_lock(&r->lock);
+  if (--r->helpers == 0)
+    g_cond_broadcast(&r->cond);
+  g_mutex_unlock(&r->lock);
 }
 
-/* Runs `phase` of every part (their fields are set), part 0 on this thread. */
-static void run_parts(const Batch *b, StackPart *parts, guint nparts, int phase)
+/* Starts a round of the file side on the helper threads: writing chunk `write_chunk` and reading
+ * chunk `fill_chunk` (-1: none) of a group of `length` frames. */
+static void round_start(Run *r, gssize fill_chunk, gssize write_chunk, gsize length)
 {
-  GMutex lock;
-  GCond cond;
-  guint pending = nparts - 1;
+  guint helpers = r->b->stackers != NULL ? MIN(r->b->jobs - 1, r->ntasks) : 0;
 
-  if (nparts == 1) {
-    parts[0].phase = phase;
-    run_part(&parts[0]);
-    return;
+  r->fill = fill_chunk >= 0;
+  r->write = write_chunk >= 0;
+  if (r->fill) {
+    r->fill_off = (gsize) fill_chunk * FX_BLOCK_FRAMES;
+    r->fill_n = MIN(length - r->fill_off, FX_BLOCK_FRAMES);
+    r->fill_area = r->in[fill_chunk % 2];
   }
-  g_mutex_init(&lock);
-  g_cond_init(&cond);
-  for (guint i = 0; i < nparts; i++) {
-    parts[i].phase = phase;
-    parts[i].lock = &lock;
-    parts[i].cond = &cond;
-    parts[i].pending = &pending;
-    if (i > 0)
-      g_thread_pool_push(b->stackers, &parts[i], NULL);
+  if (r->write) {
+    r->write_off = (gsize) write_chunk * FX_BLOCK_FRAMES;
+    r->write_n = MIN(length - r->write_off, FX_BLOCK_FRAMES);
+    r->write_area = r->out[write_chunk % 2];
   }
-  run_part(&parts[0]);
-  g_mutex_lock(&lock);
-  while (pending > 0)
-    g_cond_wait(&cond, &lock);
-  g_mutex_unlock(&lock);
-  g_mutex_clear(&lock);
-  g_cond_clear(&cond);
+  g_atomic_int_set(&r->next, 0);
+  r->pending = r->fill || r->write ? r->ntasks : 0;
+  if (r->pending == 0) {
+    g_atomic_int_set(&r->next, (gint) r->ntasks);
+    helpers = 0;
+  }
+  r->helpers = helpers; /* the previous round's helpers have all returned */
+  for (guint i = 0; i < helpers; i++)
+    g_thread_pool_push(r->b->stackers, r, NULL);
+}
+
+/* Joins the round: takes the tasks left, then waits for the helpers. */
+static void round_finish(Run *r)
+{
+  run_tasks(r);
+  g_mutex_lock(&r->lock);
+  while (r->pending > 0 || r->helpers > 0)
+    g_cond_wait(&r->cond, &r->lock);
+  g_mutex_unlock(&r->lock);
 }
 
 /* Pulls one processed block (the push ran it through the chain in this thread, so it is
- * normally there already) and copies the files' frames back into the staging. */
-static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size, GError **error)
+ * normally there already) and copies the files' frames into the output stagings. */
+static gboolean pull_block(Run *r, guint8 *out, gsize s0, gsize m, GError **error)
 {
+  Batch *b = r->b;
   GstElement *sink = fx_feeder_get(b->engine, "sink");
+  const gsize size = m * (gsize) r->channels * (gsize) b->bps;
   GstSample *sample = NULL;
   GstMapInfo map;
   GstBuffer *buf;
@@ -449,39 +573,13 @@ static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size,
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
-  for (guint i = 0; i < nparts; i++)
-    parts[i].block = map.data;
-  run_parts(b, parts, nparts, PHASE_UNSTACK);
+  if (b->bps == 4)
+    unstack_f32(r, out, (const float *) map.data, s0, m);
+  else
+    unstack_f64(r, out, (const double *) map.data, s0, m);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
-}
-
-/* Splits the group into parts of about equal channel counts. */
-static guint make_parts(const Batch *b, GPtrArray *group, gint channels, StackPart *parts)
-{
-  guint nparts = 0, first = 0;
-  gint col = 0, done = 0;
-
-  for (guint k = 0; k < b->jobs && first < group->len; k++) {
-    gint target = (gint) ((gint64) channels * (k + 1) / b->jobs);
-    guint last = first;
-    gint c = col;
-    while (last < group->len && (c < target || last == first || k + 1 == b->jobs)) {
-      const BatchFile *f = g_ptr_array_index(group, last);
-      c += f->channels;
-      last++;
-    }
-    parts[nparts] = (StackPart){
-        .b = b, .group = group, .first = first, .last = last, .col = col, .stride = channels};
-    parts[nparts].tmp = g_malloc((gsize) FX_BLOCK_FRAMES * (c - col) * b->bps);
-    nparts++;
-    done = c;
-    col = c;
-    first = last;
-  }
-  g_assert(done == channels);
-  return nparts;
 }
 
 /* Frames per block of the stacked run. FX_BLOCK_FRAMES (as `process`) unless every cascade of
@@ -514,26 +612,28 @@ static gsize block_frames(const Batch *b, gint channels)
 
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
-  gint channels = 0;
-  gsize length = 0, nchunks, nblocks = 0, sub;
+  Run r = {.b = b, .group = group};
+  gsize length = 0, nchunks, nblocks = 0, sub, in_size = 0, out_size = 0;
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
-  guint8 *mem = NULL;
-  StackPart *parts = NULL;
-  guint nparts = 0;
+  guint8 *mem;
   gboolean ok = FALSE;
 
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
-    channels += f->channels;
+    f->in_off = in_size;
+    f->out_off = out_size;
+    in_size += (gsize) FX_BLOCK_FRAMES * f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
+    out_size += (gsize) FX_BLOCK_FRAMES * f->channels * b->bps;
+    r.channels += f->channels;
     length = MAX(length, f->frames);
   }
   if (length == 0)
     return TRUE;
   caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, b->opts.format, "layout",
                              G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, b->rate, "channels",
-                             G_TYPE_INT, channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
+                             G_TYPE_INT, r.channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
                              NULL);
   if (!fx_feeder_start(b->engine, caps, error)) {
     gst_caps_unref(caps);
@@ -541,42 +641,50 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   }
   gst_caps_unref(caps);
   nchunks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
-  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
-  parts = g_new0(StackPart, b->jobs);
-  nparts = make_parts(b, group, channels, parts);
-  sub = block_frames(b, channels);
-  /* Files are read and written FX_BLOCK_FRAMES frames at a time (the staging); the fxchain gets
-   * blocks of `sub` frames of all files (a divisor of FX_BLOCK_FRAMES: see block_frames()). Each
-   * block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the block
-   * `mem` is reused: the fxchain filters in place, and the buffer is gone before the next block
-   * is stacked. */
+  mem = area_get(&b->areas[0], (gsize) FX_BLOCK_FRAMES * r.channels * b->bps);
+  for (int i = 0; i < 2; i++) {
+    r.in[i] = area_get(&b->areas[1 + i], in_size);
+    r.out[i] = area_get(&b->areas[3 + i], out_size);
+  }
+  make_strips(&r);
+  /* tasks of about equal numbers of files, a few per thread so that they even out */
+  r.ntasks = MIN(group->len, 4 * b->jobs);
+  r.task_first = g_new(guint, r.ntasks + 1);
+  for (guint i = 0; i <= r.ntasks; i++)
+    r.task_first[i] = (guint) ((guint64) group->len * i / r.ntasks);
+  g_mutex_init(&r.lock);
+  g_cond_init(&r.cond);
+  sub = block_frames(b, r.channels);
+  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the
+   * block `mem` is reused: the fxchain filters in place, and the buffer is gone before the next
+   * block is stacked. */
+  round_start(&r, 0, -1, length);
+  round_finish(&r);
   for (gsize k = 0; k < nchunks; k++) {
     gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    for (guint i = 0; i < nparts; i++) {
-      parts[i].off = off;
-      parts[i].n = n;
-    }
-    run_parts(b, parts, nparts, PHASE_FILL);
-    for (gsize s0 = 0; s0 < n; s0 += sub) {
-      gsize m = MIN(n - s0, sub), size = m * channels * b->bps;
+    gboolean pushed = TRUE;
+    round_start(&r, k + 1 < nchunks ? (gssize) k + 1 : -1, (gssize) k - 1, length);
+    for (gsize s0 = 0; s0 < n && pushed; s0 += sub) {
+      gsize m = MIN(n - s0, sub), size = m * r.channels * b->bps;
       GstBuffer *buf;
-      for (guint i = 0; i < nparts; i++) {
-        parts[i].sub_off = s0;
-        parts[i].sub_n = m;
-        parts[i].block = mem;
-      }
-      run_parts(b, parts, nparts, PHASE_STACK);
+      if (b->bps == 4)
+        stack_f32(&r, r.in[k % 2], (float *) mem, s0, m);
+      else
+        stack_f64(&r, r.in[k % 2], (double *) mem, s0, m);
       buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
       fx_media_stamp(buf, off + s0, m, b->rate);
-      if (!fx_feeder_push(b->engine, buf, error) || !pull_block(b, parts, nparts, size, error))
-        goto done;
+      pushed = fx_feeder_push(b->engine, buf, error) && pull_block(&r, r.out[k % 2], s0, m, error);
       nblocks++;
     }
-    run_parts(b, parts, nparts, PHASE_WRITE);
+    round_finish(&r);
+    if (!pushed)
+      goto done;
     fx_progress_update(&b->progress,
                        (b->processed + (double) group->len * (k + 1) / nchunks) / b->total,
                        "filtering");
   }
+  round_start(&r, -1, (gssize) nchunks - 1, length);
+  round_finish(&r);
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
     goto done;
   fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
@@ -592,10 +700,11 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 
 done:
   fx_feeder_stop(b->engine);
-  for (guint i = 0; i < nparts; i++)
-    g_free(parts[i].tmp);
-  g_free(parts);
-  g_free(mem);
+  g_mutex_clear(&r.lock);
+  g_cond_clear(&r.cond);
+  g_free(r.task_first);
+  g_free(r.segs);
+  g_free(r.strips);
   return ok;
 }
 
@@ -955,7 +1064,7 @@ int fx_cmd_batch(int argc, char **argv)
   workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
   b.jobs = (guint) jobs;
   if (jobs > 1)
-    b.stackers = g_thread_pool_new(stacker, NULL, jobs - 1, FALSE, NULL);
+    b.stackers = g_thread_pool_new(helper, NULL, jobs - 1, FALSE, NULL);
   /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
@@ -1039,6 +1148,8 @@ out:
   if (outputs != NULL)
     g_hash_table_unref(outputs);
   fx_feeder_free(b.engine);
+  for (guint i = 0; i < G_N_ELEMENTS(b.areas); i++)
+    g_aligned_free(b.areas[i].p);
   if (b.warnings != NULL)
     g_ptr_array_unref(b.warnings);
   g_free(b.backend);

@@ -461,6 +461,43 @@ gboolean fx_decoder_integer_source(FxDecoder *dec)
   }
 }
 
+gboolean fx_decoder_pcm16(FxDecoder *dec)
+{
+  if (dec->sf == NULL || (dec->sf_info.format & SF_FORMAT_SUBMASK) != SF_FORMAT_PCM_16)
+    return FALSE;
+  switch (dec->sf_info.format & SF_FORMAT_TYPEMASK) {
+  case SF_FORMAT_WAV:
+  case SF_FORMAT_WAVEX:
+  case SF_FORMAT_W64:
+  case SF_FORMAT_RF64:
+  case SF_FORMAT_AIFF:
+  case SF_FORMAT_AU:
+  case SF_FORMAT_CAF:
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
+
+gssize fx_decoder_read_pcm16(FxDecoder *dec, gint16 *dest, gsize frames, GError **error)
+{
+  const gsize bpf = (gsize) dec->sf_info.channels * 2;
+  sf_count_t n;
+
+  g_return_val_if_fail(fx_decoder_pcm16(dec), -1);
+  n = sf_read_raw(dec->sf, dest, (sf_count_t) (frames * bpf));
+  if (n < 0 || ((gsize) n < frames * bpf && sf_error(dec->sf) != SF_ERR_NO_ERROR)) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "cannot decode: %s",
+                sf_strerror(dec->sf));
+    return -1;
+  }
+  n /= (sf_count_t) bpf;
+  if (sf_command(dec->sf, SFC_RAW_DATA_NEEDS_ENDSWAP, NULL, 0))
+    for (gsize i = 0; i < (gsize) n * dec->sf_info.channels; i++)
+      dest[i] = (gint16) GUINT16_SWAP_LE_BE((guint16) dest[i]);
+  return (gssize) n;
+}
+
 gint64 fx_decoder_frames(FxDecoder *dec)
 {
   if (dec->sf == NULL || dec->sf_info.frames < 0 || dec->sf_info.frames == SF_COUNT_MAX)
