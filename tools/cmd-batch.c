@@ -67,7 +67,9 @@ typedef struct {
   guint8 *data;          /* the decoded file, unless it is streamed */
   FxDecoder *stream;     /* integer PCM read by libsndfile: open, read block by block */
   gboolean pcm16;        /* streamed as 16-bit integers (fx_decoder_read_pcm16()) */
+  const gint16 *mapped;  /* pcm16 and mapped (fx_decoder_map_pcm16()): read in place */
   gsize in_off, out_off; /* its stagings in the group's (run_stacked()) */
+  const guint8 *src[2];  /* where the stacking reads chunks k with k % 2 == i: fill_file() */
   FxWriter *writer;      /* while its group runs */
   /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
    * writing the output (error) */
@@ -98,6 +100,7 @@ static void batch_file_free_data(BatchFile *f)
 {
   g_clear_pointer(&f->data, g_free);
   g_clear_pointer(&f->stream, fx_decoder_free);
+  f->mapped = NULL; /* unmapped with the stream */
   gst_clear_caps(&f->caps);
   f->bytes = f->alloc = f->frames = 0;
 }
@@ -203,6 +206,7 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->bytes = f->frames * GST_AUDIO_INFO_BPF(&info);
     f->stream = dec;
     f->pcm16 = fx_decoder_pcm16(dec);
+    f->mapped = f->pcm16 ? fx_decoder_map_pcm16(dec) : NULL;
     return TRUE;
   }
   /* room for the announced duration (plus a little), grown by doubling past it */
@@ -328,6 +332,7 @@ typedef struct {
   /* the current round of the file side */
   gboolean fill, write;
   guint8 *fill_area, *write_area;
+  int fill_in;
   gsize fill_off, fill_n, write_off, write_n;
   gint next;              /* the next task to take (atomic) */
   guint pending, helpers; /* tasks not done, helper threads not returned (lock) */
@@ -423,7 +428,7 @@ DEFINE_STRIP(double, f64)
 
 /* Stacks frames [s0, s0 + m) of the chunk in the input stagings `in` into `block` (m rows of the
  * group's channels), strip by strip. */
-static void stack_block(const Run *r, const guint8 *in, guint8 *block, gsize s0, gsize m)
+static void stack_block(const Run *r, int in, guint8 *block, gsize s0, gsize m)
 {
   const gint bps = r->b->bps;
   const gsize C = (gsize) r->channels;
@@ -434,7 +439,13 @@ static void stack_block(const Run *r, const guint8 *in, guint8 *block, gsize s0,
     if (st->pcm16) {
       const gint16 *src[8];
       for (guint j = 0; j < st->last - st->first; j++)
-        src[j] = (const gint16 *) (in + seg[j].f->in_off);
+        src[j] = (const gint16 *) seg[j].f->src[in];
+      /* the next strip's frames, so that they arrive while this one is copied (each file's are
+       * only m * 4 bytes, which the hardware prefetchers do not get going on) */
+      if (s + 1 < r->nstrips && r->strips[s + 1].pcm16)
+        for (guint i = r->strips[s + 1].first; i < r->strips[s + 1].last; i++)
+          for (gsize o = 0; o < m * 4; o += 64)
+            __builtin_prefetch(r->segs[i].f->src[in] + s0 * 4 + o);
       if (bps == 4)
         stack_strip_f32((float *) block + seg[0].col, C, src, s0, m);
       else
@@ -447,9 +458,9 @@ static void stack_block(const Run *r, const guint8 *in, guint8 *block, gsize s0,
         const gsize at = (s0 + t) * (gsize) f->channels + (gsize) seg[i].fc0;
         const gsize to = t * C + (gsize) seg[i].col;
         for (gint c = 0; c < seg[i].nch; c++) {
-          double x = f->pcm16   ? ((const gint16 *) (in + f->in_off))[at + c] / 32768.0
-                     : bps == 4 ? ((const float *) (in + f->in_off))[at + c]
-                                : ((const double *) (in + f->in_off))[at + c];
+          double x = f->pcm16   ? ((const gint16 *) f->src[in])[at + c] / 32768.0
+                     : bps == 4 ? ((const float *) f->src[in])[at + c]
+                                : ((const double *) f->src[in])[at + c];
           if (bps == 4)
             ((float *) block)[to + c] = (float) x; /* exact: x is a float or int16 / 2^15 */
           else
@@ -492,13 +503,19 @@ static void unstack_block(const Run *r, guint8 *out, const guint8 *block, gsize 
 
 /* Reads frames [off, off+n) of file f into its input staging in `area` (zeros past its end). A
  * file that fails to read is marked (f->error) and gives zeros from then on. */
-static void fill_file(const Batch *b, BatchFile *f, guint8 *area, gsize off, gsize n)
+static void fill_file(const Batch *b, BatchFile *f, guint8 *area, int in, gsize off, gsize n)
 {
   const gsize bpf = (gsize) f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
   guint8 *stage = area + f->in_off;
   gsize valid = f->error == NULL ? valid_frames(f, off, n) : 0, got = valid;
 
-  if (valid > 0 && f->stream != NULL) {
+  f->src[in] = stage;
+  if (f->mapped != NULL && valid == n) {
+    f->src[in] = (const guint8 *) (f->mapped + off * f->channels); /* read in place */
+    return;
+  } else if (valid > 0 && f->mapped != NULL) {
+    memcpy(stage, f->mapped + off * f->channels, valid * bpf);
+  } else if (valid > 0 && f->stream != NULL) {
     gssize r = f->pcm16 ? fx_decoder_read_pcm16(f->stream, (gint16 *) stage, valid, &f->error)
                         : fx_decoder_read(f->stream, stage, valid, &f->error);
     got = r > 0 ? (gsize) r : 0;
@@ -536,7 +553,7 @@ static void run_tasks(Run *r)
       if (r->write)
         write_file(r->b, f, r->write_area, r->write_off, r->write_n);
       if (r->fill)
-        fill_file(r->b, f, r->fill_area, r->fill_off, r->fill_n);
+        fill_file(r->b, f, r->fill_area, r->fill_in, r->fill_off, r->fill_n);
     }
     g_mutex_lock(&r->lock);
     if (--r->pending == 0)
@@ -568,7 +585,8 @@ static void round_start(Run *r, gssize fill_chunk, gssize write_chunk, gsize len
   if (r->fill) {
     r->fill_off = (gsize) fill_chunk * r->chunk;
     r->fill_n = MIN(length - r->fill_off, r->chunk);
-    r->fill_area = r->in[fill_chunk % 2];
+    r->fill_in = (int) (fill_chunk % 2);
+    r->fill_area = r->in[r->fill_in];
   }
   if (r->write) {
     r->write_off = (gsize) write_chunk * r->chunk;
@@ -718,7 +736,7 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     for (gsize s0 = 0; s0 < n && pushed; s0 += sub) {
       gsize m = MIN(n - s0, sub), size = m * r.channels * b->bps;
       GstBuffer *buf;
-      stack_block(&r, r.in[k % 2], mem, s0, m);
+      stack_block(&r, (int) (k % 2), mem, s0, m);
       buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
       fx_media_stamp(buf, off + s0, m, b->rate);
       pushed = fx_feeder_push(b->engine, buf, error) && pull_block(&r, r.out[k % 2], s0, m, error);
