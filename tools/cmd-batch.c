@@ -64,13 +64,14 @@ typedef struct {
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
-  guint8 *data;          /* the decoded file, unless it is streamed */
-  FxDecoder *stream;     /* integer PCM read by libsndfile: open, read block by block */
-  gboolean pcm16;        /* streamed as 16-bit integers (fx_decoder_read_pcm16()) */
-  const gint16 *mapped;  /* pcm16 and mapped (fx_decoder_map_pcm16()): read in place */
-  gsize in_off, out_off; /* its stagings in the group's (run_stacked()) */
-  const guint8 *src[2];  /* where the stacking reads chunks k with k % 2 == i: fill_file() */
-  FxWriter *writer;      /* while its group runs */
+  guint8 *data;         /* the decoded file, unless it is streamed */
+  FxDecoder *stream;    /* integer PCM read by libsndfile: open, read block by block */
+  gboolean pcm16;       /* streamed as 16-bit integers (fx_decoder_read_pcm16()) */
+  const gint16 *mapped; /* pcm16 and mapped (fx_decoder_map_pcm16()): read in place */
+  gsize in_off;         /* its input staging in the group's (run_stacked()) */
+  guint strip, seg0;    /* the strip and segment of its first channel (make_strips()) */
+  const guint8 *src[2]; /* where the stacking reads chunks k with k % 2 == i: fill_file() */
+  FxWriter *writer;     /* while its group runs */
   /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
    * writing the output (error) */
   gboolean done;
@@ -325,13 +326,19 @@ typedef struct {
   gsize chunk; /* frames per chunk: a multiple of the block */
   Seg *segs;
   Strip *strips;
-  guint nstrips;
-  guint8 *in[2], *out[2];
-  guint ntasks; /* tasks of the file side: files [ntasks_first[i], ntasks_first[i+1]) */
-  guint *task_first;
+  guint nsegs, nstrips;
+  guint8 *in[2];      /* input stagings (chunk k in in[k % 2]) */
+  guint8 *stacked[2]; /* the stacked chunks (chunk k in stacked[k % 2]), filtered in place */
+  /* tasks of the file side: strips [task_strip[i], task_strip[i+1]) and the files that start
+   * in them, [task_first[i], task_first[i+1]); each has an output staging in task_out */
+  guint ntasks;
+  guint *task_strip, *task_first;
+  guint8 *task_out;
+  gsize task_out_size;
   /* the current round of the file side */
   gboolean fill, write;
-  guint8 *fill_area, *write_area;
+  guint8 *fill_area;
+  const guint8 *write_area;
   int fill_in;
   gsize fill_off, fill_n, write_off, write_n;
   gint next;              /* the next task to take (atomic) */
@@ -352,6 +359,8 @@ static void make_strips(Run *r)
   r->nstrips = 0;
   for (guint i = 0; i < r->group->len; i++) {
     BatchFile *f = g_ptr_array_index(r->group, i);
+    f->strip = (guint) (col / w);
+    f->seg0 = nsegs;
     for (gint c = 0; c < f->channels;) {
       gint n = MIN(f->channels - c, w - col % w);
       r->segs[nsegs++] = (Seg){.f = f, .fc0 = c, .nch = n, .col = col};
@@ -359,6 +368,7 @@ static void make_strips(Run *r)
       col += n;
     }
   }
+  r->nsegs = nsegs;
   for (guint s = 0; s < nsegs;) {
     Strip *st = &r->strips[r->nstrips++];
     st->first = s;
@@ -471,33 +481,16 @@ static void stack_block(const Run *r, int in, guint8 *block, gsize s0, gsize m)
   }
 }
 
-/* Copies frames [s0, s0 + m) of the files from `block` into their output stagings in `out`. */
-static void unstack_block(const Run *r, guint8 *out, const guint8 *block, gsize s0, gsize m)
+/* Copies the m frames of file f (not in a stereo strip) from the stacked `block` into `dst`. */
+static void unstack_file(const Run *r, const BatchFile *f, guint8 *dst, const guint8 *block,
+                         gsize m)
 {
-  const gint bps = r->b->bps;
-  const gsize C = (gsize) r->channels;
+  const gsize bps = (gsize) r->b->bps, C = (gsize) r->channels;
 
-  for (guint s = 0; s < r->nstrips; s++) {
-    const Strip *st = &r->strips[s];
-    const Seg *seg = r->segs + st->first;
-    if (st->stereo) {
-      void *dst[8];
-      for (guint j = 0; j < st->last - st->first; j++)
-        dst[j] = out + seg[j].f->out_off;
-      if (bps == 4)
-        unstack_strip_f32((const float *) block + seg[0].col, C, (float *const *) dst, s0, m);
-      else
-        unstack_strip_f64((const double *) block + seg[0].col, C, (double *const *) dst, s0, m);
-      continue;
-    }
-    for (gsize t = 0; t < m; t++) {
-      for (guint i = 0; i < st->last - st->first; i++) {
-        const BatchFile *f = seg[i].f;
-        const gsize at = (s0 + t) * (gsize) f->channels + (gsize) seg[i].fc0;
-        memcpy(out + f->out_off + at * bps, block + (t * C + (gsize) seg[i].col) * bps,
-               (gsize) seg[i].nch * bps);
-      }
-    }
+  for (const Seg *seg = &r->segs[f->seg0]; seg < r->segs + r->nsegs && seg->f == f; seg++) {
+    for (gsize t = 0; t < m; t++)
+      memcpy(dst + (t * (gsize) f->channels + (gsize) seg->fc0) * bps,
+             block + (t * C + (gsize) seg->col) * bps, (gsize) seg->nch * bps);
   }
 }
 
@@ -533,12 +526,46 @@ static void fill_file(const Batch *b, BatchFile *f, guint8 *area, int in, gsize 
 
 /* Appends frames [off, off+n) of file f before its end from its output staging in `area`. A file
  * whose output (or input) failed is skipped from then on (f->error). */
-static void write_file(const Batch *b, BatchFile *f, const guint8 *area, gsize off, gsize n)
+static void write_file(const Batch *b, BatchFile *f, const guint8 *data, gsize off, gsize n)
 {
   gsize valid = valid_frames(f, off, n);
 
   if (valid > 0 && f->error == NULL)
-    fx_writer_write(f->writer, area + f->out_off, valid, f->channels, b->rate, &f->error);
+    fx_writer_write(f->writer, data, valid, f->channels, b->rate, &f->error);
+}
+
+/* Writes task i's files' frames of the current round's stacked chunk: strip by strip (a stereo
+ * strip's files are copied out together, then written), other files one by one; the output
+ * staging is the task's own, small enough to stay in cache until the writes copy it. */
+static void write_task(Run *r, guint i)
+{
+  const gint bps = r->b->bps;
+  const gsize C = (gsize) r->channels, n = r->write_n;
+  guint8 *stage = r->task_out + (gsize) i * r->task_out_size;
+
+  for (guint s = r->task_strip[i]; s < r->task_strip[i + 1]; s++) {
+    const Strip *st = &r->strips[s];
+    void *dst[8];
+    if (!st->stereo)
+      continue;
+    for (guint j = 0; j < st->last - st->first; j++)
+      dst[j] = stage + j * n * 2 * bps;
+    if (bps == 4)
+      unstack_strip_f32((const float *) r->write_area + r->segs[st->first].col, C,
+                        (float *const *) dst, 0, n);
+    else
+      unstack_strip_f64((const double *) r->write_area + r->segs[st->first].col, C,
+                        (double *const *) dst, 0, n);
+    for (guint j = 0; j < st->last - st->first; j++)
+      write_file(r->b, r->segs[st->first + j].f, dst[j], r->write_off, n);
+  }
+  for (guint j = r->task_first[i]; j < r->task_first[i + 1]; j++) {
+    BatchFile *f = g_ptr_array_index(r->group, j);
+    if (r->strips[f->strip].stereo || valid_frames(f, r->write_off, n) == 0 || f->error != NULL)
+      continue;
+    unstack_file(r, f, stage, r->write_area, n);
+    write_file(r->b, f, stage, r->write_off, n);
+  }
 }
 
 /* Takes tasks of the current round until none is left. */
@@ -548,13 +575,11 @@ static void run_tasks(Run *r)
     guint i = (guint) g_atomic_int_add(&r->next, 1);
     if (i >= r->ntasks)
       return;
-    for (guint j = r->task_first[i]; j < r->task_first[i + 1]; j++) {
-      BatchFile *f = g_ptr_array_index(r->group, j);
-      if (r->write)
-        write_file(r->b, f, r->write_area, r->write_off, r->write_n);
-      if (r->fill)
-        fill_file(r->b, f, r->fill_area, r->fill_in, r->fill_off, r->fill_n);
-    }
+    if (r->write)
+      write_task(r, i);
+    for (guint j = r->task_first[i]; j < r->task_first[i + 1] && r->fill; j++)
+      fill_file(r->b, g_ptr_array_index(r->group, j), r->fill_area, r->fill_in, r->fill_off,
+                r->fill_n);
     g_mutex_lock(&r->lock);
     if (--r->pending == 0)
       g_cond_broadcast(&r->cond);
@@ -591,7 +616,7 @@ static void round_start(Run *r, gssize fill_chunk, gssize write_chunk, gsize len
   if (r->write) {
     r->write_off = (gsize) write_chunk * r->chunk;
     r->write_n = MIN(length - r->write_off, r->chunk);
-    r->write_area = r->out[write_chunk % 2];
+    r->write_area = r->stacked[write_chunk % 2];
   }
   g_atomic_int_set(&r->next, 0);
   r->pending = r->fill || r->write ? r->ntasks : 0;
@@ -615,8 +640,9 @@ static void round_finish(Run *r)
 }
 
 /* Pulls one processed block (the push ran it through the chain in this thread, so it is
- * normally there already) and copies the files' frames into the output stagings. */
-static gboolean pull_block(Run *r, guint8 *out, gsize s0, gsize m, GError **error)
+ * normally there already): the fxchain filters in place, so it is normally `block` itself, else it
+ * is copied there. */
+static gboolean pull_block(Run *r, guint8 *block, gsize m, GError **error)
 {
   Batch *b = r->b;
   GstElement *sink = fx_feeder_get(b->engine, "sink");
@@ -641,7 +667,8 @@ static gboolean pull_block(Run *r, guint8 *out, gsize s0, gsize m, GError **erro
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
-  unstack_block(r, out, map.data, s0, m);
+  if (map.data != block)
+    memcpy(block, map.data, size);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
@@ -678,11 +705,11 @@ static gsize block_frames(const Batch *b, gint channels)
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
   Run r = {.b = b, .group = group};
-  gsize length = 0, nchunks, nblocks = 0, sub, in_size = 0, out_size = 0;
+  gsize length = 0, nchunks, nblocks = 0, sub, in_size = 0;
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
-  guint8 *mem;
+  gint widest = 0;
   gboolean ok = FALSE;
 
   for (guint i = 0; i < group->len; i++) {
@@ -706,27 +733,31 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
     f->in_off = in_size;
-    f->out_off = out_size;
     in_size += r.chunk * f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
-    out_size += r.chunk * f->channels * b->bps;
+    widest = MAX(widest, f->channels);
   }
   nchunks = (length + r.chunk - 1) / r.chunk;
-  mem = area_get(&b->areas[0], sub * r.channels * b->bps);
+  make_strips(&r);
+  /* tasks of about equal numbers of strips, a few per thread so that they even out */
+  r.ntasks = MIN(r.nstrips, 4 * b->jobs);
+  r.task_strip = g_new(guint, r.ntasks + 1);
+  r.task_first = g_new(guint, r.ntasks + 1);
+  for (guint i = 0, j = 0; i <= r.ntasks; i++) {
+    r.task_strip[i] = (guint) ((guint64) r.nstrips * i / r.ntasks);
+    while (j < group->len && ((BatchFile *) g_ptr_array_index(group, j))->strip < r.task_strip[i])
+      j++;
+    r.task_first[i] = i == r.ntasks ? group->len : j;
+  }
+  r.task_out_size = r.chunk * b->bps * MAX(64 / b->bps, widest);
+  r.task_out = area_get(&b->areas[0], r.ntasks * r.task_out_size);
   for (int i = 0; i < 2; i++) {
     r.in[i] = area_get(&b->areas[1 + i], in_size);
-    r.out[i] = area_get(&b->areas[3 + i], out_size);
+    r.stacked[i] = area_get(&b->areas[3 + i], r.chunk * r.channels * b->bps);
   }
-  make_strips(&r);
-  /* tasks of about equal numbers of files, a few per thread so that they even out */
-  r.ntasks = MIN(group->len, 4 * b->jobs);
-  r.task_first = g_new(guint, r.ntasks + 1);
-  for (guint i = 0; i <= r.ntasks; i++)
-    r.task_first[i] = (guint) ((guint64) group->len * i / r.ntasks);
   g_mutex_init(&r.lock);
   g_cond_init(&r.cond);
-  /* Each block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the
-   * block `mem` is reused: the fxchain filters in place, and the buffer is gone before the next
-   * block is stacked. */
+  /* Each block is stacked into its rows of the chunk, runs through the fxchain in this thread
+   * (FxFeeder; in place) and waits in the appsink until pulled. */
   round_start(&r, 0, -1, length);
   round_finish(&r);
   for (gsize k = 0; k < nchunks; k++) {
@@ -735,11 +766,12 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
     round_start(&r, k + 1 < nchunks ? (gssize) k + 1 : -1, (gssize) k - 1, length);
     for (gsize s0 = 0; s0 < n && pushed; s0 += sub) {
       gsize m = MIN(n - s0, sub), size = m * r.channels * b->bps;
+      guint8 *block = r.stacked[k % 2] + s0 * r.channels * b->bps;
       GstBuffer *buf;
-      stack_block(&r, (int) (k % 2), mem, s0, m);
-      buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+      stack_block(&r, (int) (k % 2), block, s0, m);
+      buf = gst_buffer_new_wrapped_full(0, block, size, 0, size, NULL, NULL);
       fx_media_stamp(buf, off + s0, m, b->rate);
-      pushed = fx_feeder_push(b->engine, buf, error) && pull_block(&r, r.out[k % 2], s0, m, error);
+      pushed = fx_feeder_push(b->engine, buf, error) && pull_block(&r, block, m, error);
       nblocks++;
     }
     round_finish(&r);
@@ -769,6 +801,7 @@ done:
   g_mutex_clear(&r.lock);
   g_cond_clear(&r.cond);
   g_free(r.task_first);
+  g_free(r.task_strip);
   g_free(r.segs);
   g_free(r.strips);
   return ok;
