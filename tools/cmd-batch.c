@@ -37,6 +37,8 @@
  * still processed (exit status 1). */
 #include "media.h"
 
+#include <glib/gstdio.h>
+
 #include <errno.h>
 #include <math.h>
 #include <sys/mman.h>
@@ -45,6 +47,9 @@
 #include <string.h>
 
 #define DEFAULT_MEMORY_MIB 1024
+/* Files opened ahead of the one the main thread consumes, beyond 2 per job (streamed files hold
+ * one descriptor each meanwhile: only where the open-file limit leaves room, see files_ahead). */
+#define FILES_AHEAD 64
 #ifndef CHUNK_FRAMES
 #define CHUNK_FRAMES 4096
 #endif
@@ -76,6 +81,8 @@ typedef struct {
    * writing the output (error) */
   gboolean done;
   GError *error;
+  guint index;           /* in the shard's files */
+  gboolean closed, kept; /* its output was closed after its last frames (finish_file()) */
 } BatchFile;
 
 typedef struct {
@@ -180,8 +187,36 @@ static gboolean check_chain(Batch *b, GError **error)
 /* Decoding                                                                                  */
 
 /* Decodes a file into memory (on a worker thread). */
-static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error)
+/* Decoding runs on worker threads (see "Worker threads" below). */
+typedef struct _Workers Workers;
+struct _Workers {
+  const Batch *b;
+  GThreadPool *pool;
+  GAsyncQueue *decoders; /* idle FxDecoder */
+  GMutex lock;
+  GCond cond;
+  guint consumed;     /* the file the main thread waits for or consumes (lock) */
+  guint waiting;      /* threads waiting on cond (lock) */
+  guint memory_ahead; /* how far ahead of `consumed` a file may be decoded into memory */
+};
+
+/* Before a file is decoded into memory (streamed files only hold a descriptor and a mapping),
+ * waits until it is at most memory_ahead files ahead of the one the main thread consumes: so
+ * streamed files are opened far ahead, and decoded audio waiting in memory stays bounded. The
+ * pool takes files in order, so the file the main thread waits for is never held up. */
+static void wait_turn(Workers *w, const BatchFile *f)
 {
+  g_mutex_lock(&w->lock);
+  w->waiting++;
+  while (f->index >= w->consumed + w->memory_ahead)
+    g_cond_wait(&w->cond, &w->lock);
+  w->waiting--;
+  g_mutex_unlock(&w->lock);
+}
+
+static gboolean read_file(Workers *w, FxDecoder *dec, BatchFile *f, GError **error)
+{
+  const gint bps = w->b->bps;
   GstCaps *caps;
   GstAudioInfo info;
   GstBuffer *buf;
@@ -210,6 +245,7 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->mapped = f->pcm16 ? fx_decoder_map_pcm16(dec) : NULL;
     return TRUE;
   }
+  wait_turn(w, f);
   /* room for the announced duration (plus a little), grown by doubling past it */
   duration = fx_decoder_duration(dec);
   if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
@@ -532,6 +568,16 @@ static void write_file(const Batch *b, BatchFile *f, const guint8 *data, gsize o
 
   if (valid > 0 && f->error == NULL)
     fx_writer_write(f->writer, data, valid, f->channels, b->rate, &f->error);
+  /* after its last frames: its output is closed (removed when it failed) and its input released
+   * here, on the file side, rather than all at the end of the group on the main thread (the
+   * stacking only reads its zero-filled staging from now on) */
+  if (valid > 0 && off + valid == f->frames) {
+    gboolean keep = f->error == NULL;
+    f->kept = fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL) && keep;
+    f->closed = TRUE;
+    g_clear_pointer(&f->stream, fx_decoder_free);
+    f->mapped = NULL;
+  }
 }
 
 /* Writes task i's files' frames of the current round's stacked chunk: strip by strip (a stereo
@@ -813,14 +859,6 @@ done:
  * split by file over the stackers (run_parts()). Results are consumed in file order, so
  * messages, groups and the batch rate do not depend on the threads' timing. */
 
-typedef struct {
-  const Batch *b;
-  GThreadPool *pool;
-  GAsyncQueue *decoders; /* idle FxDecoder */
-  GMutex lock;
-  GCond cond;
-} Workers;
-
 static void worker(gpointer data, gpointer user_data)
 {
   BatchFile *f = data;
@@ -831,14 +869,15 @@ static void worker(gpointer data, gpointer user_data)
   if (dec == NULL)
     dec = fx_decoder_new(&w->b->opts, &err);
   if (dec != NULL) {
-    read_file(w->b->bps, dec, f, &err);
+    read_file(w, dec, f, &err);
     if (f->stream != dec) /* a streamed file keeps its decoder */
       g_async_queue_push(w->decoders, dec);
   }
   g_mutex_lock(&w->lock);
   f->error = err;
   f->done = TRUE;
-  g_cond_broadcast(&w->cond);
+  if (w->waiting > 0)
+    g_cond_broadcast(&w->cond);
   g_mutex_unlock(&w->lock);
 }
 
@@ -848,11 +887,17 @@ static void submit(Workers *w, BatchFile *f)
   g_thread_pool_push(w->pool, f, NULL);
 }
 
+/* Waits until file f (the next to consume) is decoded. */
 static void wait_done(Workers *w, BatchFile *f)
 {
   g_mutex_lock(&w->lock);
+  w->consumed = f->index;
+  if (w->waiting > 0)
+    g_cond_broadcast(&w->cond); /* workers waiting for their turn */
+  w->waiting++;
   while (!f->done)
     g_cond_wait(&w->cond, &w->lock);
+  w->waiting--;
   g_mutex_unlock(&w->lock);
 }
 
@@ -874,8 +919,14 @@ static void flush_group(Batch *b, GPtrArray *group)
     BatchFile *f = g_ptr_array_index(group, i);
     gboolean keep = ran && f->error == NULL;
     /* a file that failed (or a group that did) leaves no partial output */
-    if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL))
+    if (f->closed) {
+      keep = keep && f->kept;
+      if (f->kept && !keep)
+        g_unlink(f->out);
+    } else if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL)) {
       keep = FALSE;
+    }
+    f->closed = f->kept = FALSE;
     if (!ran) {
       fail_file(b, f->path, error->message);
     } else if (!keep) {
@@ -990,7 +1041,7 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
-  guint streams = 0, max_streams;
+  guint streams = 0, max_streams, files_ahead;
   struct rlimit files_limit = {1024, 1024};
   int status;
 
@@ -1114,6 +1165,12 @@ int fx_cmd_batch(int argc, char **argv)
   max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
                     ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
                     : 16;
+  /* files opened ahead hold a descriptor each: only where the limit leaves room beside the
+   * group's (and 64 for GStreamer and the rest) */
+  files_ahead =
+      files_limit.rlim_cur >= 2 * (rlim_t) max_streams + 4 * (rlim_t) jobs + 64 + FILES_AHEAD
+          ? FILES_AHEAD
+          : 0;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -1143,7 +1200,8 @@ int fx_cmd_batch(int argc, char **argv)
   for (guint i = 0, j = 0; i < list->len; i++) {
     if (i % n != k - 1)
       continue;
-    BatchFile *f = &bf[j++];
+    BatchFile *f = &bf[j];
+    f->index = j++;
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
     gboolean known = fx_media_output_supported(f->out);
@@ -1164,10 +1222,12 @@ int fx_cmd_batch(int argc, char **argv)
   b.jobs = (guint) jobs;
   if (jobs > 1)
     b.stackers = g_thread_pool_new(helper, NULL, jobs - 1, FALSE, NULL);
-  /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
+  /* Files are opened up to FILES_AHEAD (plus 2 * jobs) ahead of the one being consumed, and
+   * decoded into memory up to 2 * jobs ahead (wait_turn()). */
+  workers.memory_ahead = 2 * (guint) jobs;
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
-    for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
+    for (; next < nsel && next < j + 2 * (guint) jobs + files_ahead; next++) {
       if (bf[next].skip == NULL)
         submit(&workers, &bf[next]);
       else
