@@ -4,8 +4,11 @@
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
  * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
  * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
- * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read block by block
- * while its group runs; anything else is decoded into memory first (and scanned for NaN/Inf).
+ * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
+ * while its group runs (uncompressed 16-bit PCM in the host's byte order is mapped and read in
+ * place, media.h: fx_decoder_map_pcm16()); anything else is decoded into memory first (and
+ * scanned for NaN/Inf). Streamed files are opened up to FILES_AHEAD ahead of the one consumed;
+ * decoding into memory runs at most 2 files per job ahead.
  * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
  * streamed files as the open-file limit allows. The channels of all files of a group are stacked
  * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
@@ -16,11 +19,11 @@
  * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
- * its length: the stages are causal, so this is exact. Reading each block's frames, stacking
- * them, and writing each file's frames of the processed block to DIR/<input's name> (by the
- * input's extension or --ext, with libsndfile: media.h FxWriter) is split by file over --jobs
- * threads (run_parts()); nothing but one block and a staging copy of it is held for streamed
- * files.
+ * its length: the stages are causal, so this is exact. The files' side (reading the next chunk,
+ * copying the filtered channels of the previous one out and writing them to DIR/<input's name>,
+ * by the input's extension or --ext, with libsndfile: media.h FxWriter) runs on the --jobs
+ * threads beside the stream's side (stacking and filtering, this thread): see "The stacked run".
+ * For streamed files only two chunks of stacked audio and of input staging are held.
  *
  * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
  * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
@@ -855,8 +858,8 @@ done:
 
 /* ---------------------------------------------------------------------------------------- */
 /* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
- * decoder); the stacked run is one stream on the main thread, whose stacking and writing are
- * split by file over the stackers (run_parts()). Results are consumed in file order, so
+ * decoder); the stacked run is one stream on the main thread, beside its file side on the
+ * `stackers` (run_stacked()). Results are consumed in file order, so
  * messages, groups and the batch rate do not depend on the threads' timing. */
 
 static void worker(gpointer data, gpointer user_data)
@@ -1017,8 +1020,8 @@ int fx_cmd_batch(int argc, char **argv)
        "per job decoded ahead)",
        "MIB"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-       "Threads that decode, stack and encode files (default: the number of processors); the "
-       "filtering is one stream",
+       "Threads that decode files and read and write them beside the filtering (default: the "
+       "number of processors); the stacking and filtering are one stream",
        "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
        "Write the outputs with this extension (wav, flac or ogg) instead of the input's", "EXT"},
