@@ -16,7 +16,10 @@
 #   process-many  gst-fx process-many: `process` for each file in turn (libsndfile I/O and one
 #                 fxchain pipeline per file): the per-file path of gst-fx itself
 #   batch-j1      gst-fx batch --jobs 1 (everything on one thread)
-#   batch         gst-fx batch (decoding and encoding on one thread per processor)
+#   batch         gst-fx batch (default --jobs: one thread per processor; the file side (opening,
+#                 copying the filtered channels out, writing) runs beside the stream side
+#                 (stacking, filtering), while the baseline runs its pipelines one after the
+#                 other, as a user's loop would)
 #   batch-io      gst-fx batch with the chain `volume volume=1` (pass-through): batch without the
 #                 filtering, i.e. its reading, stacking and writing alone
 # alternating them REPS times, and reports median wall time (min-max) and CPU time (user +
@@ -139,6 +142,11 @@ lines = [
     "$FILES stereo 16-bit wav files of 2 s at 48 kHz through \`$CHAIN\`, \`--device cpu\`, F32",
     "wav out; medians of $REPS alternating runs (min-max), wall and CPU (user + system) seconds",
     "per run including start-up (GStreamer init, plugin loading). Ratios: baseline time / time.",
+    "The baseline runs its pipelines one after the other (as a user's loop would); \`batch\` uses",
+    "one thread per processor by default (the files' reading and writing beside the stacking and",
+    "filtering), \`batch --jobs 1\` one thread. Wall times count the other jobs of a shared",
+    "machine (see the load average): on a loaded machine the threads of \`batch\` get less than a",
+    "processor each.",
     "",
     "| path | wall s | CPU s (system) | wall speed-up | CPU ratio |",
     "| --- | --- | --- | --- | --- |",

@@ -4,8 +4,11 @@
  * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
  * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
  * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
- * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read block by block
- * while its group runs; anything else is decoded into memory first (and scanned for NaN/Inf).
+ * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
+ * while its group runs (uncompressed 16-bit PCM in the host's byte order is mapped and read in
+ * place, media.h: fx_decoder_map_pcm16()); anything else is decoded into memory first (and
+ * scanned for NaN/Inf). Streamed files are opened up to FILES_AHEAD ahead of the one consumed;
+ * decoding into memory runs at most 2 files per job ahead.
  * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
  * streamed files as the open-file limit allows. The channels of all files of a group are stacked
  * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
@@ -16,11 +19,11 @@
  * in blocks of FX_BLOCK_FRAMES frames, so each block is one dispatch for all files together (one
  * launch on a GPU); the summary line reports the fxchain's `dispatches` against the blocks. A
  * file shorter than the group's longest is padded with zeros after its end and its output cut to
- * its length: the stages are causal, so this is exact. Reading each block's frames, stacking
- * them, and writing each file's frames of the processed block to DIR/<input's name> (by the
- * input's extension or --ext, with libsndfile: media.h FxWriter) is split by file over --jobs
- * threads (run_parts()); nothing but one block and a staging copy of it is held for streamed
- * files.
+ * its length: the stages are causal, so this is exact. The files' side (reading the next chunk,
+ * copying the filtered channels of the previous one out and writing them to DIR/<input's name>,
+ * by the input's extension or --ext, with libsndfile: media.h FxWriter) runs on the --jobs
+ * threads beside the stream's side (stacking and filtering, this thread): see "The stacked run".
+ * For streamed files only two chunks of stacked audio and of input staging are held.
  *
  * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
  * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
@@ -37,13 +40,29 @@
  * still processed (exit status 1). */
 #include "media.h"
 
+#include <glib/gstdio.h>
+
 #include <errno.h>
 #include <math.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
 #define DEFAULT_MEMORY_MIB 1024
+/* Files opened ahead of the one the main thread consumes, beyond 2 per job (streamed files hold
+ * one descriptor each meanwhile: only where the open-file limit leaves room, see files_ahead). */
+#define FILES_AHEAD 64
+#ifndef CHUNK_FRAMES
+#define CHUNK_FRAMES 4096
+#endif
+
+/* Memory kept across groups (grown when a group needs more, never shrunk), so that it is
+ * faulted in once. */
+typedef struct {
+  guint8 *p;
+  gsize size;
+} Area;
 
 typedef struct {
   const char *path; /* borrowed from argv */
@@ -53,13 +72,20 @@ typedef struct {
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
   gsize frames, bytes, alloc;
-  guint8 *data;      /* the decoded file, unless it is streamed */
-  FxDecoder *stream; /* integer PCM read by libsndfile: open, read block by block */
-  FxWriter *writer;  /* while its group runs */
+  guint8 *data;         /* the decoded file, unless it is streamed */
+  FxDecoder *stream;    /* integer PCM read by libsndfile: open, read block by block */
+  gboolean pcm16;       /* streamed as 16-bit integers (fx_decoder_read_pcm16()) */
+  const gint16 *mapped; /* pcm16 and mapped (fx_decoder_map_pcm16()): read in place */
+  gsize in_off;         /* its input staging in the group's (run_stacked()) */
+  guint strip, seg0;    /* the strip and segment of its first channel (make_strips()) */
+  const guint8 *src[2]; /* where the stacking reads chunks k with k % 2 == i: fill_file() */
+  FxWriter *writer;     /* while its group runs */
   /* decoding on a worker thread: set by the worker, read after `done` (Workers.lock); then
    * writing the output (error) */
   gboolean done;
   GError *error;
+  guint index;           /* in the shard's files */
+  gboolean closed, kept; /* its output was closed after its last frames (finish_file()) */
 } BatchFile;
 
 typedef struct {
@@ -77,13 +103,15 @@ typedef struct {
   guint total, processed;
   gint block_frames; /* the longest block of the runs (summary line) */
   guint jobs;
-  GThreadPool *stackers; /* jobs - 1 threads for the parts of a block (NULL with --jobs 1) */
+  GThreadPool *stackers; /* jobs - 1 threads for the file side of a group (NULL with --jobs 1) */
+  Area areas[5];         /* the block, the input and output stagings (run_stacked()) */
 } Batch;
 
 static void batch_file_free_data(BatchFile *f)
 {
   g_clear_pointer(&f->data, g_free);
   g_clear_pointer(&f->stream, fx_decoder_free);
+  f->mapped = NULL; /* unmapped with the stream */
   gst_clear_caps(&f->caps);
   f->bytes = f->alloc = f->frames = 0;
 }
@@ -162,8 +190,36 @@ static gboolean check_chain(Batch *b, GError **error)
 /* Decoding                                                                                  */
 
 /* Decodes a file into memory (on a worker thread). */
-static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error)
+/* Decoding runs on worker threads (see "Worker threads" below). */
+typedef struct _Workers Workers;
+struct _Workers {
+  const Batch *b;
+  GThreadPool *pool;
+  GAsyncQueue *decoders; /* idle FxDecoder */
+  GMutex lock;
+  GCond cond;
+  guint consumed;     /* the file the main thread waits for or consumes (lock) */
+  guint waiting;      /* threads waiting on cond (lock) */
+  guint memory_ahead; /* how far ahead of `consumed` a file may be decoded into memory */
+};
+
+/* Before a file is decoded into memory (streamed files only hold a descriptor and a mapping),
+ * waits until it is at most memory_ahead files ahead of the one the main thread consumes: so
+ * streamed files are opened far ahead, and decoded audio waiting in memory stays bounded. The
+ * pool takes files in order, so the file the main thread waits for is never held up. */
+static void wait_turn(Workers *w, const BatchFile *f)
 {
+  g_mutex_lock(&w->lock);
+  w->waiting++;
+  while (f->index >= w->consumed + w->memory_ahead)
+    g_cond_wait(&w->cond, &w->lock);
+  w->waiting--;
+  g_mutex_unlock(&w->lock);
+}
+
+static gboolean read_file(Workers *w, FxDecoder *dec, BatchFile *f, GError **error)
+{
+  const gint bps = w->b->bps;
   GstCaps *caps;
   GstAudioInfo info;
   GstBuffer *buf;
@@ -188,8 +244,11 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
     f->frames = (gsize) fx_decoder_frames(dec);
     f->bytes = f->frames * GST_AUDIO_INFO_BPF(&info);
     f->stream = dec;
+    f->pcm16 = fx_decoder_pcm16(dec);
+    f->mapped = f->pcm16 ? fx_decoder_map_pcm16(dec) : NULL;
     return TRUE;
   }
+  wait_turn(w, f);
   /* room for the announced duration (plus a little), grown by doubling past it */
   duration = fx_decoder_duration(dec);
   if (duration > 0 && duration < 24 * 3600 * GST_SECOND)
@@ -243,32 +302,25 @@ static gboolean read_file(gint bps, FxDecoder *dec, BatchFile *f, GError **error
 /* ---------------------------------------------------------------------------------------- */
 /* The stacked run                                                                           */
 
-/* The files of a group are split into `jobs` parts (by file), each read into the block and
- * written out from it by one thread: the main thread takes part 0, the stackers the others.
+/* A group runs chunk by chunk (FX_BLOCK_FRAMES frames of every file) on two sides that overlap:
+ *   - the file side (tasks of a few files each, on the --jobs threads; the main thread joins in
+ *     when its own part is done): for chunk k+1, every file's frames are read into its input
+ *     staging (16-bit PCM as the file's integers, fx_decoder_read_pcm16(): no conversion pass;
+ *     anything else in the processing format; zeros past the file's end), and for chunk k-1,
+ *     every file's frames are appended to its output (FxWriter, as `process` writes) from its
+ *     output staging;
+ *   - the stream side (the main thread): chunk k is cut into blocks of `sub` frames; each is
+ *     stacked from the input stagings into the interleaved block (16-bit integers become x / 32768
+ *     on the way, exactly what libsndfile's float read gives), pushed through the fxchain (one
+ *     dispatch) and copied back into the output stagings.
+ * Both stagings are double-buffered (chunk k uses buffer k % 2). A file belongs to one task, so
+ * its reads and writes stay in order; a round's threads are all joined before the next starts.
  *
- * A part's staging area `tmp` holds FX_BLOCK_FRAMES frames of each of its files, file after file,
- * interleaved as in the file. For a block of frames [off, off+n): every file's frames are read
- * into its staging (from memory, or from the open file when it is streamed, zeros past its end),
- * stacked into the block in tiles, and after the chain copied back into the staging in tiles and
- * appended to the file's output (media.h: FxWriter, as `process` writes). */
-enum { PHASE_FILL, PHASE_STACK, PHASE_UNSTACK, PHASE_WRITE };
-
-typedef struct {
-  const Batch *b;
-  GPtrArray *group;
-  guint first, last; /* files [first, last) */
-  gint col;          /* channel of the block where file `first` starts */
-  guint8 *block;
-  gsize off, n;         /* frames [off, off+n) of the files are in the block */
-  gint stride;          /* channels of the block */
-  gsize sub_off, sub_n; /* the block holds frames [off+sub_off, off+sub_off+sub_n) */
-  int phase;
-  guint8 *tmp; /* the staging areas */
-  /* the stackers' side */
-  GMutex *lock;
-  GCond *cond;
-  guint *pending;
-} StackPart;
+ * Stacking and unstacking walk the block in strips one cache line wide (64 bytes: 16 F32 or
+ * 8 F64 channels), row by row: each line of the block is written (or read) once and whole, while
+ * only the few files of the strip are read (or written), each sequentially, which the hardware
+ * prefetcher follows. (A walk by tiles of rows across all files reads hundreds of streams at
+ * once and waits for memory on each of them.) */
 
 /* The frames of file f in [off, off+n) that are before its end. */
 static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
@@ -276,159 +328,374 @@ static gsize valid_frames(const BatchFile *f, gsize off, gsize n)
   return off < f->frames ? MIN(n, f->frames - off) : 0;
 }
 
-/* Fills the staging of the part's files with frames [off, off+n) (zeros past the end). A file
- * that fails to read is marked (f->error) and gives zeros from then on. */
-static void fill_staging(const StackPart *p)
+static guint8 *area_get(Area *a, gsize size)
 {
-  const gint bps = p->b->bps;
-  guint8 *stage = p->tmp;
+  const gsize huge = (gsize) 2 << 20;
 
-  for (guint i = p->first; i < p->last; i++) {
-    BatchFile *f = g_ptr_array_index(p->group, i);
-    const gsize bpf = (gsize) f->channels * bps;
-    gsize valid = f->error == NULL ? valid_frames(f, p->off, p->n) : 0, got = valid;
-
-    if (valid > 0 && f->stream != NULL) {
-      gssize r = fx_decoder_read(f->stream, stage, valid, &f->error);
-      got = r > 0 ? (gsize) r : 0;
-      if (got < valid && f->error == NULL)
-        g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
-                    " frames",
-                    p->off + got, f->frames);
-    } else if (valid > 0) {
-      memcpy(stage, f->data + p->off * bpf, valid * bpf);
-    }
-    if (got < p->n)
-      memset(stage + got * bpf, 0, (p->n - got) * bpf);
-    stage += (gsize) FX_BLOCK_FRAMES * bpf;
+  if (size > a->size) {
+    g_aligned_free(a->p);
+    /* in transparent huge pages where the system allows them (madvise mode): 1/512 of the page
+     * faults and TLB entries, which the strided walks over the block and the stagings need */
+    a->size = (size + huge - 1) / huge * huge;
+    a->p = g_aligned_alloc(a->size, 1, huge);
+#ifdef MADV_HUGEPAGE
+    madvise(a->p, a->size, MADV_HUGEPAGE);
+#endif
   }
+  return a->p;
 }
 
-/* Copies the staging into the block (to_block) or back, in tiles of STACK_TILE frames, file by
- * file: a tile of the block stays in cache while every file's frames are copied in order (a
- * plain file-major walk would touch a new cache line of the block for every sample). */
-#define STACK_TILE 8
-#define STACK_COPY(T, to_block, bp, sp, c)                                                         \
-  do {                                                                                             \
-    if (to_block)                                                                                  \
-      (bp)[c] = (sp)[c];                                                                           \
-    else                                                                                           \
-      (sp)[c] = (bp)[c];                                                                           \
-  } while (0)
-#define DEFINE_STACK(name, T, to_block)                                                            \
-  static void name(const StackPart *p)                                                             \
-  {                                                                                                \
-    const gsize stride = (gsize) p->stride, n = p->sub_n;                                          \
-    BatchFile *const *files = (BatchFile *const *) p->group->pdata;                                \
-    for (gsize t0 = 0; t0 < n; t0 += STACK_TILE) {                                                 \
-      const gsize tn = MIN(n - t0, STACK_TILE);                                                    \
-      T *col = (T *) p->block + t0 * stride + p->col;                                              \
-      T *stage = (T *) p->tmp;                                                                     \
-      for (guint i = p->first; i < p->last; i++) {                                                 \
-        const gsize ch = (gsize) files[i]->channels;                                               \
-        T *sp = stage + (p->sub_off + t0) * ch, *bp = col;                                         \
-        if (ch == 2 && tn == STACK_TILE) {                                                         \
-          for (gsize t = 0; t < STACK_TILE; t++, bp += stride, sp += 2) {                          \
-            STACK_COPY(T, to_block, bp, sp, 0);                                                    \
-            STACK_COPY(T, to_block, bp, sp, 1);                                                    \
-          }                                                                                        \
-        } else {                                                                                   \
-          for (gsize t = 0; t < tn; t++, bp += stride, sp += ch)                                   \
-            for (gsize c = 0; c < ch; c++)                                                         \
-              STACK_COPY(T, to_block, bp, sp, c);                                                  \
-        }                                                                                          \
-        col += ch;                                                                                 \
-        stage += (gsize) FX_BLOCK_FRAMES * ch;                                                     \
-      }                                                                                            \
-    }                                                                                              \
-  }
-DEFINE_STACK(stack_in_f32, float, TRUE)
-DEFINE_STACK(stack_out_f32, float, FALSE)
-DEFINE_STACK(stack_in_f64, double, TRUE)
-DEFINE_STACK(stack_out_f64, double, FALSE)
+/* Channels [fc0, fc0 + nch) of file f are columns [col, col + nch) of the block. */
+typedef struct {
+  BatchFile *f;
+  gint fc0, nch, col;
+} Seg;
 
-/* Appends each file's frames before its end from the staging to its output. A file whose
- * output failed is skipped from then on (f->error). */
-static void write_staging(const StackPart *p)
-{
-  guint8 *stage = p->tmp;
+/* Segments [first, last) lie in one strip of columns. `stereo`: they are whole stereo files that
+ * fill the strip (the fast paths); `pcm16`: and all of them are read as 16-bit integers. */
+typedef struct {
+  guint first, last;
+  gboolean stereo, pcm16;
+} Strip;
 
-  for (guint i = p->first; i < p->last; i++) {
-    BatchFile *f = g_ptr_array_index(p->group, i);
-    gsize valid = valid_frames(f, p->off, p->n);
-    if (valid > 0 && f->error == NULL)
-      fx_writer_write(f->writer, stage, valid, f->channels, p->b->rate, &f->error);
-    stage += (gsize) FX_BLOCK_FRAMES * f->channels * p->b->bps;
-  }
-}
-
-static void run_part(const StackPart *p)
-{
-  switch (p->phase) {
-  case PHASE_FILL:
-    fill_staging(p);
-    break;
-  case PHASE_STACK:
-    (p->b->bps == 4 ? stack_in_f32 : stack_in_f64)(p);
-    break;
-  case PHASE_UNSTACK:
-    (p->b->bps == 4 ? stack_out_f32 : stack_out_f64)(p);
-    break;
-  default:
-    write_staging(p);
-    break;
-  }
-}
-
-static void stacker(gpointer data, gpointer user_data)
-{
-  StackPart *p = data;
-
-  (void) user_data;
-  run_part(p);
-  g_mutex_lock(p->lock);
-  if (--*p->pending == 0)
-    g_cond_signal(p->cond);
-  g_mutex_unlock(p->lock);
-}
-
-/* Runs `phase` of every part (their fields are set), part 0 on this thread. */
-static void run_parts(const Batch *b, StackPart *parts, guint nparts, int phase)
-{
+typedef struct {
+  Batch *b;
+  GPtrArray *group;
+  gint channels;
+  gsize chunk; /* frames per chunk: a multiple of the block */
+  Seg *segs;
+  Strip *strips;
+  guint nsegs, nstrips;
+  guint8 *in[2];      /* input stagings (chunk k in in[k % 2]) */
+  guint8 *stacked[2]; /* the stacked chunks (chunk k in stacked[k % 2]), filtered in place */
+  /* tasks of the file side: strips [task_strip[i], task_strip[i+1]) and the files that start
+   * in them, [task_first[i], task_first[i+1]); each has an output staging in task_out */
+  guint ntasks;
+  guint *task_strip, *task_first;
+  guint8 *task_out;
+  gsize task_out_size;
+  /* the current round of the file side */
+  gboolean fill, write;
+  guint8 *fill_area;
+  const guint8 *write_area;
+  int fill_in;
+  gsize fill_off, fill_n, write_off, write_n;
+  gint next;              /* the next task to take (atomic) */
+  guint pending, helpers; /* tasks not done, helper threads not returned (lock) */
   GMutex lock;
   GCond cond;
-  guint pending = nparts - 1;
+} Run;
 
-  if (nparts == 1) {
-    parts[0].phase = phase;
-    run_part(&parts[0]);
+/* Splits the group's columns into strips one cache line wide. */
+static void make_strips(Run *r)
+{
+  const gint w = 64 / r->b->bps;
+  guint nsegs = 0;
+  gint col = 0;
+
+  r->segs = g_new(Seg, (gsize) r->channels);
+  r->strips = g_new(Strip, (gsize) (r->channels + w - 1) / w);
+  r->nstrips = 0;
+  for (guint i = 0; i < r->group->len; i++) {
+    BatchFile *f = g_ptr_array_index(r->group, i);
+    f->strip = (guint) (col / w);
+    f->seg0 = nsegs;
+    for (gint c = 0; c < f->channels;) {
+      gint n = MIN(f->channels - c, w - col % w);
+      r->segs[nsegs++] = (Seg){.f = f, .fc0 = c, .nch = n, .col = col};
+      c += n;
+      col += n;
+    }
+  }
+  r->nsegs = nsegs;
+  for (guint s = 0; s < nsegs;) {
+    Strip *st = &r->strips[r->nstrips++];
+    st->first = s;
+    while (s < nsegs && r->segs[s].col / w == r->segs[st->first].col / w)
+      s++;
+    st->last = s;
+    st->stereo = st->last - st->first == (guint) w / 2;
+    st->pcm16 = TRUE;
+    for (guint i = st->first; i < st->last; i++) {
+      st->stereo = st->stereo && r->segs[i].f->channels == 2 && r->segs[i].nch == 2;
+      st->pcm16 = st->pcm16 && r->segs[i].f->pcm16;
+    }
+    st->pcm16 = st->pcm16 && st->stereo;
+  }
+}
+
+/* Rows converted at a time by the 16-bit fast path of stacking. */
+#define STACK_ROWS 64
+/* Rows ahead that the fast paths prefetch: rows are a block width apart (4 KiB for 1024 F32
+ * channels), which the hardware prefetchers do not follow. (A prefetch past the block is
+ * harmless: it does not fault.) */
+#define PREFETCH_ROWS 8
+
+/* The fast paths: a strip of whole stereo files. `d` is the strip's first column in row 0 of the
+ * block, C the block's width; the files' stagings at `src`/`dst`, from frame s0. */
+#define DEFINE_STRIP(T, SUF)                                                                       \
+  static void stack_strip_##SUF(T *d, gsize C, const gint16 *const *src, gsize s0, gsize m)        \
+  {                                                                                                \
+    enum { FILES = 32 / sizeof(T) };                                                               \
+    _Alignas(64) T tmp[FILES][2 * STACK_ROWS];                                                     \
+    const T k16 = (T) (1.0 / 32768.0);                                                             \
+    for (gsize t0 = 0; t0 < m; t0 += STACK_ROWS) {                                                 \
+      const gsize tn = MIN(m - t0, STACK_ROWS);                                                    \
+      /* converted a few rows at a time (contiguous, with a constant count: vectorised at -O2),    \
+       * then copied a whole line per row */                                                       \
+      for (int j = 0; j < FILES; j++) {                                                            \
+        const gint16 *p = src[j] + 2 * (s0 + t0);                                                  \
+        if (tn == STACK_ROWS)                                                                      \
+          for (gsize i = 0; i < 2 * STACK_ROWS; i++)                                               \
+            tmp[j][i] = (T) p[i] * k16;                                                            \
+        else                                                                                       \
+          for (gsize i = 0; i < 2 * tn; i++)                                                       \
+            tmp[j][i] = (T) p[i] * k16;                                                            \
+      }                                                                                            \
+      for (gsize t = 0; t < tn; t++) {                                                             \
+        T *row = d + (t0 + t) * C;                                                                 \
+        __builtin_prefetch(row + PREFETCH_ROWS * C, 1);                                            \
+        _Pragma("GCC unroll 8") for (int j = 0; j < FILES; j++)                                    \
+            memcpy(row + 2 * j, &tmp[j][2 * t], 2 * sizeof(T));                                    \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  static void unstack_strip_##SUF(const T *d, gsize C, T *const *dst, gsize s0, gsize m)           \
+  {                                                                                                \
+    enum { FILES = 32 / sizeof(T) };                                                               \
+    T *o[FILES];                                                                                   \
+    for (int j = 0; j < FILES; j++)                                                                \
+      o[j] = dst[j] + 2 * s0;                                                                      \
+    for (gsize t = 0; t < m; t++, d += C) {                                                        \
+      __builtin_prefetch(d + PREFETCH_ROWS * C);                                                   \
+      _Pragma("GCC unroll 8") for (int j = 0; j < FILES; j++)                                      \
+          memcpy(o[j] + 2 * t, d + 2 * j, 2 * sizeof(T));                                          \
+    }                                                                                              \
+  }
+DEFINE_STRIP(float, f32)
+DEFINE_STRIP(double, f64)
+
+/* Stacks frames [s0, s0 + m) of the chunk in the input stagings `in` into `block` (m rows of the
+ * group's channels), strip by strip. */
+static void stack_block(const Run *r, int in, guint8 *block, gsize s0, gsize m)
+{
+  const gint bps = r->b->bps;
+  const gsize C = (gsize) r->channels;
+
+  for (guint s = 0; s < r->nstrips; s++) {
+    const Strip *st = &r->strips[s];
+    const Seg *seg = r->segs + st->first;
+    if (st->pcm16) {
+      const gint16 *src[8];
+      for (guint j = 0; j < st->last - st->first; j++)
+        src[j] = (const gint16 *) seg[j].f->src[in];
+      /* the next strip's frames, so that they arrive while this one is copied (each file's are
+       * only m * 4 bytes, which the hardware prefetchers do not get going on) */
+      if (s + 1 < r->nstrips && r->strips[s + 1].pcm16)
+        for (guint i = r->strips[s + 1].first; i < r->strips[s + 1].last; i++)
+          for (gsize o = 0; o < m * 4; o += 64)
+            __builtin_prefetch(r->segs[i].f->src[in] + s0 * 4 + o);
+      if (bps == 4)
+        stack_strip_f32((float *) block + seg[0].col, C, src, s0, m);
+      else
+        stack_strip_f64((double *) block + seg[0].col, C, src, s0, m);
+      continue;
+    }
+    for (gsize t = 0; t < m; t++) {
+      for (guint i = 0; i < st->last - st->first; i++) {
+        const BatchFile *f = seg[i].f;
+        const gsize at = (s0 + t) * (gsize) f->channels + (gsize) seg[i].fc0;
+        const gsize to = t * C + (gsize) seg[i].col;
+        for (gint c = 0; c < seg[i].nch; c++) {
+          double x = f->pcm16   ? ((const gint16 *) f->src[in])[at + c] / 32768.0
+                     : bps == 4 ? ((const float *) f->src[in])[at + c]
+                                : ((const double *) f->src[in])[at + c];
+          if (bps == 4)
+            ((float *) block)[to + c] = (float) x; /* exact: x is a float or int16 / 2^15 */
+          else
+            ((double *) block)[to + c] = x;
+        }
+      }
+    }
+  }
+}
+
+/* Copies the m frames of file f (not in a stereo strip) from the stacked `block` into `dst`. */
+static void unstack_file(const Run *r, const BatchFile *f, guint8 *dst, const guint8 *block,
+                         gsize m)
+{
+  const gsize bps = (gsize) r->b->bps, C = (gsize) r->channels;
+
+  for (const Seg *seg = &r->segs[f->seg0]; seg < r->segs + r->nsegs && seg->f == f; seg++) {
+    for (gsize t = 0; t < m; t++)
+      memcpy(dst + (t * (gsize) f->channels + (gsize) seg->fc0) * bps,
+             block + (t * C + (gsize) seg->col) * bps, (gsize) seg->nch * bps);
+  }
+}
+
+/* Reads frames [off, off+n) of file f into its input staging in `area` (zeros past its end). A
+ * file that fails to read is marked (f->error) and gives zeros from then on. */
+static void fill_file(const Batch *b, BatchFile *f, guint8 *area, int in, gsize off, gsize n)
+{
+  const gsize bpf = (gsize) f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
+  guint8 *stage = area + f->in_off;
+  gsize valid = f->error == NULL ? valid_frames(f, off, n) : 0, got = valid;
+
+  f->src[in] = stage;
+  if (f->mapped != NULL && valid == n) {
+    f->src[in] = (const guint8 *) (f->mapped + off * f->channels); /* read in place */
     return;
+  } else if (valid > 0 && f->mapped != NULL) {
+    memcpy(stage, f->mapped + off * f->channels, valid * bpf);
+  } else if (valid > 0 && f->stream != NULL) {
+    gssize r = f->pcm16 ? fx_decoder_read_pcm16(f->stream, (gint16 *) stage, valid, &f->error)
+                        : fx_decoder_read(f->stream, stage, valid, &f->error);
+    got = r > 0 ? (gsize) r : 0;
+    if (got < valid && f->error == NULL)
+      g_set_error(&f->error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                  "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                  " frames",
+                  off + got, f->frames);
+  } else if (valid > 0) {
+    memcpy(stage, f->data + off * bpf, valid * bpf);
   }
-  g_mutex_init(&lock);
-  g_cond_init(&cond);
-  for (guint i = 0; i < nparts; i++) {
-    parts[i].phase = phase;
-    parts[i].lock = &lock;
-    parts[i].cond = &cond;
-    parts[i].pending = &pending;
-    if (i > 0)
-      g_thread_pool_push(b->stackers, &parts[i], NULL);
+  if (got < n)
+    memset(stage + got * bpf, 0, (n - got) * bpf);
+}
+
+/* Appends frames [off, off+n) of file f before its end from its output staging in `area`. A file
+ * whose output (or input) failed is skipped from then on (f->error). */
+static void write_file(const Batch *b, BatchFile *f, const guint8 *data, gsize off, gsize n)
+{
+  gsize valid = valid_frames(f, off, n);
+
+  if (valid > 0 && f->error == NULL)
+    fx_writer_write(f->writer, data, valid, f->channels, b->rate, &f->error);
+  /* after its last frames: its output is closed (removed when it failed) and its input released
+   * here, on the file side, rather than all at the end of the group on the main thread (the
+   * stacking only reads its zero-filled staging from now on) */
+  if (valid > 0 && off + valid == f->frames) {
+    gboolean keep = f->error == NULL;
+    f->kept = fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL) && keep;
+    f->closed = TRUE;
+    g_clear_pointer(&f->stream, fx_decoder_free);
+    f->mapped = NULL;
   }
-  run_part(&parts[0]);
-  g_mutex_lock(&lock);
-  while (pending > 0)
-    g_cond_wait(&cond, &lock);
-  g_mutex_unlock(&lock);
-  g_mutex_clear(&lock);
-  g_cond_clear(&cond);
+}
+
+/* Writes task i's files' frames of the current round's stacked chunk: strip by strip (a stereo
+ * strip's files are copied out together, then written), other files one by one; the output
+ * staging is the task's own, small enough to stay in cache until the writes copy it. */
+static void write_task(Run *r, guint i)
+{
+  const gint bps = r->b->bps;
+  const gsize C = (gsize) r->channels, n = r->write_n;
+  guint8 *stage = r->task_out + (gsize) i * r->task_out_size;
+
+  for (guint s = r->task_strip[i]; s < r->task_strip[i + 1]; s++) {
+    const Strip *st = &r->strips[s];
+    void *dst[8];
+    if (!st->stereo)
+      continue;
+    for (guint j = 0; j < st->last - st->first; j++)
+      dst[j] = stage + j * n * 2 * bps;
+    if (bps == 4)
+      unstack_strip_f32((const float *) r->write_area + r->segs[st->first].col, C,
+                        (float *const *) dst, 0, n);
+    else
+      unstack_strip_f64((const double *) r->write_area + r->segs[st->first].col, C,
+                        (double *const *) dst, 0, n);
+    for (guint j = 0; j < st->last - st->first; j++)
+      write_file(r->b, r->segs[st->first + j].f, dst[j], r->write_off, n);
+  }
+  for (guint j = r->task_first[i]; j < r->task_first[i + 1]; j++) {
+    BatchFile *f = g_ptr_array_index(r->group, j);
+    if (r->strips[f->strip].stereo || valid_frames(f, r->write_off, n) == 0 || f->error != NULL)
+      continue;
+    unstack_file(r, f, stage, r->write_area, n);
+    write_file(r->b, f, stage, r->write_off, n);
+  }
+}
+
+/* Takes tasks of the current round until none is left. */
+static void run_tasks(Run *r)
+{
+  for (;;) {
+    guint i = (guint) g_atomic_int_add(&r->next, 1);
+    if (i >= r->ntasks)
+      return;
+    if (r->write)
+      write_task(r, i);
+    for (guint j = r->task_first[i]; j < r->task_first[i + 1] && r->fill; j++)
+      fill_file(r->b, g_ptr_array_index(r->group, j), r->fill_area, r->fill_in, r->fill_off,
+                r->fill_n);
+    g_mutex_lock(&r->lock);
+    if (--r->pending == 0)
+      g_cond_broadcast(&r->cond);
+    g_mutex_unlock(&r->lock);
+  }
+}
+
+static void helper(gpointer data, gpointer user_data)
+{
+  Run *r = data;
+
+  (void) user_data;
+  run_tasks(r);
+  g_mutex_lock(&r->lock);
+  if (--r->helpers == 0)
+    g_cond_broadcast(&r->cond);
+  g_mutex_unlock(&r->lock);
+}
+
+/* Starts a round of the file side on the helper threads: writing chunk `write_chunk` and reading
+ * chunk `fill_chunk` (-1: none) of a group of `length` frames. */
+static void round_start(Run *r, gssize fill_chunk, gssize write_chunk, gsize length)
+{
+  guint helpers = r->b->stackers != NULL ? MIN(r->b->jobs - 1, r->ntasks) : 0;
+
+  r->fill = fill_chunk >= 0;
+  r->write = write_chunk >= 0;
+  if (r->fill) {
+    r->fill_off = (gsize) fill_chunk * r->chunk;
+    r->fill_n = MIN(length - r->fill_off, r->chunk);
+    r->fill_in = (int) (fill_chunk % 2);
+    r->fill_area = r->in[r->fill_in];
+  }
+  if (r->write) {
+    r->write_off = (gsize) write_chunk * r->chunk;
+    r->write_n = MIN(length - r->write_off, r->chunk);
+    r->write_area = r->stacked[write_chunk % 2];
+  }
+  g_atomic_int_set(&r->next, 0);
+  r->pending = r->fill || r->write ? r->ntasks : 0;
+  if (r->pending == 0) {
+    g_atomic_int_set(&r->next, (gint) r->ntasks);
+    helpers = 0;
+  }
+  r->helpers = helpers; /* the previous round's helpers have all returned */
+  for (guint i = 0; i < helpers; i++)
+    g_thread_pool_push(r->b->stackers, r, NULL);
+}
+
+/* Joins the round: takes the tasks left, then waits for the helpers. */
+static void round_finish(Run *r)
+{
+  run_tasks(r);
+  g_mutex_lock(&r->lock);
+  while (r->pending > 0 || r->helpers > 0)
+    g_cond_wait(&r->cond, &r->lock);
+  g_mutex_unlock(&r->lock);
 }
 
 /* Pulls one processed block (the push ran it through the chain in this thread, so it is
- * normally there already) and copies the files' frames back into the staging. */
-static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size, GError **error)
+ * normally there already): the fxchain filters in place, so it is normally `block` itself, else it
+ * is copied there. */
+static gboolean pull_block(Run *r, guint8 *block, gsize m, GError **error)
 {
+  Batch *b = r->b;
   GstElement *sink = fx_feeder_get(b->engine, "sink");
+  const gsize size = m * (gsize) r->channels * (gsize) b->bps;
   GstSample *sample = NULL;
   GstMapInfo map;
   GstBuffer *buf;
@@ -449,39 +716,11 @@ static gboolean pull_block(Batch *b, StackPart *parts, guint nparts, gsize size,
     return FALSE;
   }
   gst_buffer_map(buf, &map, GST_MAP_READ);
-  for (guint i = 0; i < nparts; i++)
-    parts[i].block = map.data;
-  run_parts(b, parts, nparts, PHASE_UNSTACK);
+  if (map.data != block)
+    memcpy(block, map.data, size);
   gst_buffer_unmap(buf, &map);
   gst_sample_unref(sample);
   return TRUE;
-}
-
-/* Splits the group into parts of about equal channel counts. */
-static guint make_parts(const Batch *b, GPtrArray *group, gint channels, StackPart *parts)
-{
-  guint nparts = 0, first = 0;
-  gint col = 0, done = 0;
-
-  for (guint k = 0; k < b->jobs && first < group->len; k++) {
-    gint target = (gint) ((gint64) channels * (k + 1) / b->jobs);
-    guint last = first;
-    gint c = col;
-    while (last < group->len && (c < target || last == first || k + 1 == b->jobs)) {
-      const BatchFile *f = g_ptr_array_index(group, last);
-      c += f->channels;
-      last++;
-    }
-    parts[nparts] = (StackPart){
-        .b = b, .group = group, .first = first, .last = last, .col = col, .stride = channels};
-    parts[nparts].tmp = g_malloc((gsize) FX_BLOCK_FRAMES * (c - col) * b->bps);
-    nparts++;
-    done = c;
-    col = c;
-    first = last;
-  }
-  g_assert(done == channels);
-  return nparts;
 }
 
 /* Frames per block of the stacked run. FX_BLOCK_FRAMES (as `process`) unless every cascade of
@@ -514,69 +753,85 @@ static gsize block_frames(const Batch *b, gint channels)
 
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
-  gint channels = 0;
-  gsize length = 0, nchunks, nblocks = 0, sub;
+  Run r = {.b = b, .group = group};
+  gsize length = 0, nchunks, nblocks = 0, sub, in_size = 0;
   GstCaps *caps;
   guint64 dispatches = 0;
   gchar *backend = NULL;
-  guint8 *mem = NULL;
-  StackPart *parts = NULL;
-  guint nparts = 0;
+  gint widest = 0;
   gboolean ok = FALSE;
 
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
-    channels += f->channels;
+    r.channels += f->channels;
     length = MAX(length, f->frames);
   }
   if (length == 0)
     return TRUE;
   caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, b->opts.format, "layout",
                              G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, b->rate, "channels",
-                             G_TYPE_INT, channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
+                             G_TYPE_INT, r.channels, "channel-mask", GST_TYPE_BITMASK, (guint64) 0,
                              NULL);
   if (!fx_feeder_start(b->engine, caps, error)) {
     gst_caps_unref(caps);
     return FALSE;
   }
   gst_caps_unref(caps);
-  nchunks = (length + FX_BLOCK_FRAMES - 1) / FX_BLOCK_FRAMES;
-  mem = g_malloc((gsize) FX_BLOCK_FRAMES * channels * b->bps);
-  parts = g_new0(StackPart, b->jobs);
-  nparts = make_parts(b, group, channels, parts);
-  sub = block_frames(b, channels);
-  /* Files are read and written FX_BLOCK_FRAMES frames at a time (the staging); the fxchain gets
-   * blocks of `sub` frames of all files (a divisor of FX_BLOCK_FRAMES: see block_frames()). Each
-   * block runs through the fxchain in this thread (FxFeeder) and waits in the appsink; the block
-   * `mem` is reused: the fxchain filters in place, and the buffer is gone before the next block
-   * is stacked. */
+  sub = block_frames(b, r.channels);
+  r.chunk = MAX(sub, CHUNK_FRAMES);
+  for (guint i = 0; i < group->len; i++) {
+    BatchFile *f = g_ptr_array_index(group, i);
+    f->in_off = in_size;
+    in_size += r.chunk * f->channels * (f->pcm16 ? 2 : (gsize) b->bps);
+    widest = MAX(widest, f->channels);
+  }
+  nchunks = (length + r.chunk - 1) / r.chunk;
+  make_strips(&r);
+  /* tasks of about equal numbers of strips, a few per thread so that they even out */
+  r.ntasks = MIN(r.nstrips, 4 * b->jobs);
+  r.task_strip = g_new(guint, r.ntasks + 1);
+  r.task_first = g_new(guint, r.ntasks + 1);
+  for (guint i = 0, j = 0; i <= r.ntasks; i++) {
+    r.task_strip[i] = (guint) ((guint64) r.nstrips * i / r.ntasks);
+    while (j < group->len && ((BatchFile *) g_ptr_array_index(group, j))->strip < r.task_strip[i])
+      j++;
+    r.task_first[i] = i == r.ntasks ? group->len : j;
+  }
+  r.task_out_size = r.chunk * b->bps * MAX(64 / b->bps, widest);
+  r.task_out = area_get(&b->areas[0], r.ntasks * r.task_out_size);
+  for (int i = 0; i < 2; i++) {
+    r.in[i] = area_get(&b->areas[1 + i], in_size);
+    r.stacked[i] = area_get(&b->areas[3 + i], r.chunk * r.channels * b->bps);
+  }
+  g_mutex_init(&r.lock);
+  g_cond_init(&r.cond);
+  /* Each block is stacked into its rows of the chunk, runs through the fxchain in this thread
+   * (FxFeeder; in place) and waits in the appsink until pulled. */
+  round_start(&r, 0, -1, length);
+  round_finish(&r);
   for (gsize k = 0; k < nchunks; k++) {
-    gsize off = k * FX_BLOCK_FRAMES, n = MIN(length - off, FX_BLOCK_FRAMES);
-    for (guint i = 0; i < nparts; i++) {
-      parts[i].off = off;
-      parts[i].n = n;
-    }
-    run_parts(b, parts, nparts, PHASE_FILL);
-    for (gsize s0 = 0; s0 < n; s0 += sub) {
-      gsize m = MIN(n - s0, sub), size = m * channels * b->bps;
+    gsize off = k * r.chunk, n = MIN(length - off, r.chunk);
+    gboolean pushed = TRUE;
+    round_start(&r, k + 1 < nchunks ? (gssize) k + 1 : -1, (gssize) k - 1, length);
+    for (gsize s0 = 0; s0 < n && pushed; s0 += sub) {
+      gsize m = MIN(n - s0, sub), size = m * r.channels * b->bps;
+      guint8 *block = r.stacked[k % 2] + s0 * r.channels * b->bps;
       GstBuffer *buf;
-      for (guint i = 0; i < nparts; i++) {
-        parts[i].sub_off = s0;
-        parts[i].sub_n = m;
-        parts[i].block = mem;
-      }
-      run_parts(b, parts, nparts, PHASE_STACK);
-      buf = gst_buffer_new_wrapped_full(0, mem, size, 0, size, NULL, NULL);
+      stack_block(&r, (int) (k % 2), block, s0, m);
+      buf = gst_buffer_new_wrapped_full(0, block, size, 0, size, NULL, NULL);
       fx_media_stamp(buf, off + s0, m, b->rate);
-      if (!fx_feeder_push(b->engine, buf, error) || !pull_block(b, parts, nparts, size, error))
-        goto done;
+      pushed = fx_feeder_push(b->engine, buf, error) && pull_block(&r, block, m, error);
       nblocks++;
     }
-    run_parts(b, parts, nparts, PHASE_WRITE);
+    round_finish(&r);
+    if (!pushed)
+      goto done;
     fx_progress_update(&b->progress,
                        (b->processed + (double) group->len * (k + 1) / nchunks) / b->total,
                        "filtering");
   }
+  round_start(&r, -1, (gssize) nchunks - 1, length);
+  round_finish(&r);
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
     goto done;
   fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
@@ -592,26 +847,20 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 
 done:
   fx_feeder_stop(b->engine);
-  for (guint i = 0; i < nparts; i++)
-    g_free(parts[i].tmp);
-  g_free(parts);
-  g_free(mem);
+  g_mutex_clear(&r.lock);
+  g_cond_clear(&r.cond);
+  g_free(r.task_first);
+  g_free(r.task_strip);
+  g_free(r.segs);
+  g_free(r.strips);
   return ok;
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
- * decoder); the stacked run is one stream on the main thread, whose stacking and writing are
- * split by file over the stackers (run_parts()). Results are consumed in file order, so
+ * decoder); the stacked run is one stream on the main thread, beside its file side on the
+ * `stackers` (run_stacked()). Results are consumed in file order, so
  * messages, groups and the batch rate do not depend on the threads' timing. */
-
-typedef struct {
-  const Batch *b;
-  GThreadPool *pool;
-  GAsyncQueue *decoders; /* idle FxDecoder */
-  GMutex lock;
-  GCond cond;
-} Workers;
 
 static void worker(gpointer data, gpointer user_data)
 {
@@ -623,14 +872,15 @@ static void worker(gpointer data, gpointer user_data)
   if (dec == NULL)
     dec = fx_decoder_new(&w->b->opts, &err);
   if (dec != NULL) {
-    read_file(w->b->bps, dec, f, &err);
+    read_file(w, dec, f, &err);
     if (f->stream != dec) /* a streamed file keeps its decoder */
       g_async_queue_push(w->decoders, dec);
   }
   g_mutex_lock(&w->lock);
   f->error = err;
   f->done = TRUE;
-  g_cond_broadcast(&w->cond);
+  if (w->waiting > 0)
+    g_cond_broadcast(&w->cond);
   g_mutex_unlock(&w->lock);
 }
 
@@ -640,11 +890,17 @@ static void submit(Workers *w, BatchFile *f)
   g_thread_pool_push(w->pool, f, NULL);
 }
 
+/* Waits until file f (the next to consume) is decoded. */
 static void wait_done(Workers *w, BatchFile *f)
 {
   g_mutex_lock(&w->lock);
+  w->consumed = f->index;
+  if (w->waiting > 0)
+    g_cond_broadcast(&w->cond); /* workers waiting for their turn */
+  w->waiting++;
   while (!f->done)
     g_cond_wait(&w->cond, &w->lock);
+  w->waiting--;
   g_mutex_unlock(&w->lock);
 }
 
@@ -666,8 +922,14 @@ static void flush_group(Batch *b, GPtrArray *group)
     BatchFile *f = g_ptr_array_index(group, i);
     gboolean keep = ran && f->error == NULL;
     /* a file that failed (or a group that did) leaves no partial output */
-    if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL))
+    if (f->closed) {
+      keep = keep && f->kept;
+      if (f->kept && !keep)
+        g_unlink(f->out);
+    } else if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL)) {
       keep = FALSE;
+    }
+    f->closed = f->kept = FALSE;
     if (!ran) {
       fail_file(b, f->path, error->message);
     } else if (!keep) {
@@ -758,8 +1020,8 @@ int fx_cmd_batch(int argc, char **argv)
        "per job decoded ahead)",
        "MIB"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-       "Threads that decode, stack and encode files (default: the number of processors); the "
-       "filtering is one stream",
+       "Threads that decode files and read and write them beside the filtering (default: the "
+       "number of processors); the stacking and filtering are one stream",
        "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
        "Write the outputs with this extension (wav, flac or ogg) instead of the input's", "EXT"},
@@ -782,7 +1044,7 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
-  guint streams = 0, max_streams;
+  guint streams = 0, max_streams, files_ahead;
   struct rlimit files_limit = {1024, 1024};
   int status;
 
@@ -906,6 +1168,12 @@ int fx_cmd_batch(int argc, char **argv)
   max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
                     ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
                     : 16;
+  /* files opened ahead hold a descriptor each: only where the limit leaves room beside the
+   * group's (and 64 for GStreamer and the rest) */
+  files_ahead =
+      files_limit.rlim_cur >= 2 * (rlim_t) max_streams + 4 * (rlim_t) jobs + 64 + FILES_AHEAD
+          ? FILES_AHEAD
+          : 0;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -935,7 +1203,8 @@ int fx_cmd_batch(int argc, char **argv)
   for (guint i = 0, j = 0; i < list->len; i++) {
     if (i % n != k - 1)
       continue;
-    BatchFile *f = &bf[j++];
+    BatchFile *f = &bf[j];
+    f->index = j++;
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
     gboolean known = fx_media_output_supported(f->out);
@@ -955,11 +1224,13 @@ int fx_cmd_batch(int argc, char **argv)
   workers.pool = g_thread_pool_new(worker, &workers, jobs, FALSE, NULL);
   b.jobs = (guint) jobs;
   if (jobs > 1)
-    b.stackers = g_thread_pool_new(stacker, NULL, jobs - 1, FALSE, NULL);
-  /* Files are decoded up to 2 * jobs ahead of the one being consumed. */
+    b.stackers = g_thread_pool_new(helper, NULL, jobs - 1, FALSE, NULL);
+  /* Files are opened up to FILES_AHEAD (plus 2 * jobs) ahead of the one being consumed, and
+   * decoded into memory up to 2 * jobs ahead (wait_turn()). */
+  workers.memory_ahead = 2 * (guint) jobs;
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
-    for (; next < nsel && next < j + 2 * (guint) jobs; next++) {
+    for (; next < nsel && next < j + 2 * (guint) jobs + files_ahead; next++) {
       if (bf[next].skip == NULL)
         submit(&workers, &bf[next]);
       else
@@ -1039,6 +1310,8 @@ out:
   if (outputs != NULL)
     g_hash_table_unref(outputs);
   fx_feeder_free(b.engine);
+  for (guint i = 0; i < G_N_ELEMENTS(b.areas); i++)
+    g_aligned_free(b.areas[i].p);
   if (b.warnings != NULL)
     g_ptr_array_unref(b.warnings);
   g_free(b.backend);

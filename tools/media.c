@@ -6,6 +6,9 @@
 #include <sndfile.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const device_nicks[] = {"auto", "cpu", "cuda", NULL};
@@ -210,6 +213,10 @@ struct _FxDecoder {
   DecodePipe *cur;
   SNDFILE *sf; /* the current file when libsndfile reads it (then cur is NULL) */
   SF_INFO sf_info;
+  int fd;    /* sf's descriptor (closed after sf) */
+  void *map; /* fx_decoder_map_pcm16(): the file's mapping, map_len bytes */
+  gsize map_len;
+  const gint16 *samples; /* in the mapping */
   GstBuffer *first;
   GstCaps *caps;
 };
@@ -339,6 +346,7 @@ FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
   (void) error; /* the GStreamer pipelines are made when a file needs one */
   dec->format = g_strdup(opts->format);
   dec->rate = opts->rate;
+  dec->fd = -1;
   return dec;
 }
 
@@ -347,9 +355,16 @@ void fx_decoder_stop(FxDecoder *dec)
   if (dec->cur != NULL)
     gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
   dec->cur = NULL;
+  if (dec->map != NULL)
+    munmap(dec->map, dec->map_len);
+  dec->map = NULL;
+  dec->samples = NULL;
   if (dec->sf != NULL)
     sf_close(dec->sf);
   dec->sf = NULL;
+  if (dec->fd >= 0)
+    close(dec->fd);
+  dec->fd = -1;
   gst_clear_buffer(&dec->first);
   gst_clear_caps(&dec->caps);
 }
@@ -392,17 +407,31 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
 static gboolean sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
 {
   SF_INFO info = {0};
-  SNDFILE *sf = sf_open(path, SFM_READ, &info);
+  /* opened here so that fx_decoder_map_pcm16() can map it (and closed here: libsndfile does not);
+   * by name where that fails (libsndfile also guesses from the file name, which it lacks here) */
+  int fd = g_open(path, O_RDONLY | O_CLOEXEC, 0);
+  SNDFILE *sf = fd >= 0 ? sf_open_fd(fd, SFM_READ, &info, SF_FALSE) : NULL;
   GstCaps *c;
 
+  if (sf == NULL) {
+    if (fd >= 0)
+      close(fd);
+    fd = -1;
+    memset(&info, 0, sizeof info);
+    sf = sf_open(path, SFM_READ, &info);
+  }
   if (sf == NULL)
     return FALSE;
   if ((dec->rate > 0 && info.samplerate != dec->rate) || info.channels < 1 || info.samplerate < 1) {
     sf_close(sf);
+    if (fd >= 0)
+      close(fd);
     return FALSE;
   }
   if (info.frames == 0) {
     sf_close(sf);
+    if (fd >= 0)
+      close(fd);
     g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
                         "cannot decode: no audio in this file");
     return FALSE;
@@ -417,6 +446,7 @@ static gboolean sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, 
     gst_caps_set_simple(c, "channel-mask", GST_TYPE_BITMASK,
                         gst_audio_channel_get_fallback_mask(info.channels), NULL);
   dec->sf = sf;
+  dec->fd = fd;
   dec->sf_info = info;
   dec->caps = c;
   *caps = c;
@@ -459,6 +489,91 @@ gboolean fx_decoder_integer_source(FxDecoder *dec)
   default:
     return FALSE;
   }
+}
+
+gboolean fx_decoder_pcm16(FxDecoder *dec)
+{
+  if (dec->sf == NULL || (dec->sf_info.format & SF_FORMAT_SUBMASK) != SF_FORMAT_PCM_16)
+    return FALSE;
+  switch (dec->sf_info.format & SF_FORMAT_TYPEMASK) {
+  case SF_FORMAT_WAV:
+  case SF_FORMAT_WAVEX:
+  case SF_FORMAT_W64:
+  case SF_FORMAT_RF64:
+  case SF_FORMAT_AIFF:
+  case SF_FORMAT_AU:
+  case SF_FORMAT_CAF:
+    return TRUE;
+  default:
+    return FALSE;
+  }
+}
+
+/* Frames compared at each end of the data by fx_decoder_map_pcm16(). */
+#define MAP_CHECK_FRAMES 64
+
+const gint16 *fx_decoder_map_pcm16(FxDecoder *dec)
+{
+  const gsize bpf = (gsize) dec->sf_info.channels * 2;
+  gsize frames, len, n;
+  goffset off;
+  struct stat st;
+  guint8 *check;
+  gboolean same;
+
+  if (dec->samples != NULL)
+    return dec->samples;
+  if (!fx_decoder_pcm16(dec) || dec->fd < 0 || fx_decoder_frames(dec) <= 0 ||
+      sf_command(dec->sf, SFC_RAW_DATA_NEEDS_ENDSWAP, NULL, 0))
+    return NULL;
+  frames = (gsize) dec->sf_info.frames;
+  len = frames * bpf;
+  /* where libsndfile reads the first frame: its seek to frame 0 sets the descriptor's offset */
+  if (sf_seek(dec->sf, 0, SEEK_SET) != 0 || (off = lseek(dec->fd, 0, SEEK_CUR)) < 0 ||
+      fstat(dec->fd, &st) != 0 || (guint64) off + len > (guint64) st.st_size)
+    return NULL;
+  dec->map_len = (gsize) off + len;
+  dec->map = mmap(NULL, dec->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, dec->fd, 0);
+  if (dec->map == MAP_FAILED) {
+    dec->map = NULL;
+    return NULL;
+  }
+  /* a check that the mapping holds what libsndfile reads: the first and the last frames */
+  n = MIN(frames, MAP_CHECK_FRAMES);
+  check = g_malloc(n * bpf);
+  same = sf_read_raw(dec->sf, check, (sf_count_t) (n * bpf)) == (sf_count_t) (n * bpf) &&
+         memcmp(check, (guint8 *) dec->map + off, n * bpf) == 0 &&
+         sf_seek(dec->sf, (sf_count_t) (frames - n), SEEK_SET) >= 0 &&
+         sf_read_raw(dec->sf, check, (sf_count_t) (n * bpf)) == (sf_count_t) (n * bpf) &&
+         memcmp(check, (guint8 *) dec->map + off + len - n * bpf, n * bpf) == 0;
+  g_free(check);
+  sf_seek(dec->sf, 0, SEEK_SET);
+  if (!same) {
+    munmap(dec->map, dec->map_len);
+    dec->map = NULL;
+    return NULL;
+  }
+  dec->samples = (const gint16 *) ((guint8 *) dec->map + off);
+  return dec->samples;
+}
+
+gssize fx_decoder_read_pcm16(FxDecoder *dec, gint16 *dest, gsize frames, GError **error)
+{
+  const gsize bpf = (gsize) dec->sf_info.channels * 2;
+  sf_count_t n;
+
+  g_return_val_if_fail(fx_decoder_pcm16(dec), -1);
+  n = sf_read_raw(dec->sf, dest, (sf_count_t) (frames * bpf));
+  if (n < 0 || ((gsize) n < frames * bpf && sf_error(dec->sf) != SF_ERR_NO_ERROR)) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "cannot decode: %s",
+                sf_strerror(dec->sf));
+    return -1;
+  }
+  n /= (sf_count_t) bpf;
+  if (sf_command(dec->sf, SFC_RAW_DATA_NEEDS_ENDSWAP, NULL, 0))
+    for (gsize i = 0; i < (gsize) n * dec->sf_info.channels; i++)
+      dest[i] = (gint16) GUINT16_SWAP_LE_BE((guint16) dest[i]);
+  return (gssize) n;
 }
 
 gint64 fx_decoder_frames(FxDecoder *dec)

@@ -88,6 +88,21 @@ gssize fx_decoder_read(FxDecoder *dec, gpointer dest, gsize frames, GError **err
 /* TRUE when every sample of the current file is finite by construction: integer PCM (8 to 32
  * bits, A-law, mu-law; in wav, flac, aiff, ...) read by libsndfile. */
 gboolean fx_decoder_integer_source(FxDecoder *dec);
+/* TRUE when libsndfile reads the current file and its samples are 16-bit PCM stored as they are
+ * (wav, wavex, w64, rf64, aiff, au, caf): fx_decoder_read_pcm16() then reads them undecoded. */
+gboolean fx_decoder_pcm16(FxDecoder *dec);
+/* With fx_decoder_pcm16() only: reads up to `frames` frames as host-order 16-bit integers (the
+ * file's bytes with sf_read_raw(), swapped where its byte order is not the host's); returns the
+ * frames read, 0 at the end, -1 with *error on failure. x / 32768 (in float or double) is exactly
+ * what fx_decoder_read() gives for x: libsndfile multiplies by 1 / 0x8000, and both are exact for
+ * 16-bit x. Not to be mixed with the other reads of the same file. */
+gssize fx_decoder_read_pcm16(FxDecoder *dec, gint16 *dest, gsize frames, GError **error);
+/* With fx_decoder_pcm16() and the host's byte order: maps the file (read-only, its pages
+ * populated now) and returns its samples (frames x channels), or NULL where that fails (then
+ * fx_decoder_read_pcm16() reads them). The samples are where libsndfile reads them (its seek to
+ * frame 0 gives their offset; the first and last frames are checked against sf_read_raw()). The
+ * mapping lasts until fx_decoder_stop(). */
+const gint16 *fx_decoder_map_pcm16(FxDecoder *dec);
 /* Frames of the current file when libsndfile reads it and knows its length, else -1. */
 gint64 fx_decoder_frames(FxDecoder *dec);
 /* Duration of the current file in ns, or -1 when unknown. */
