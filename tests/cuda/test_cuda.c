@@ -79,6 +79,9 @@ static void exact_tdf2(const fx_sos_t *s, int K, double *x, size_t frames, int C
   }
 }
 
+/* passes of the last accuracy_case that took the scan kernel */
+static uint64_t last_scans;
+
 /* One accuracy case: random cascade and input, GPU engine vs float64 CPU engine. */
 static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int graphs, size_t buf,
                           size_t scan_threshold)
@@ -174,6 +177,7 @@ static void accuracy_case(size_t frames, int C, int K, const variant_t *v, int g
   printf("  %-10s %9zu frames x %4d ch, K=%2d, graphs=%d: rel err %.2e, %zu buffer(s), %" PRIu64
          " scan\n",
          v->name, frames, C, K, graphs, e, nbuf, fx_cuda_scans(g));
+  last_scans = fx_cuda_scans(g);
   if (scan_threshold)
     CHECK(fx_cuda_scans(g) == nbuf, "%s: %" PRIu64 " of %zu passes took the scan kernel", v->name,
           fx_cuda_scans(g), nbuf);
@@ -492,6 +496,18 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof(seqe) / sizeof(seqe[0]); i++)
       accuracy_case(seqe[i].frames, seqe[i].C, seqe[i].K, v, (int) (i % 2), seqe[i].buf, 0);
+    /* the automatic choice (scan-threshold=0, fxcuda.c FX_SCAN_AUTO_*): the scan from 256 frames
+     * for up to 64 channels, from 100000 for any count; the sequential kernel otherwise */
+    static const struct {
+      size_t frames;
+      int C, want;
+    } autoc[] = {{255, 2, 0}, {256, 2, 1}, {512, 2, 1}, {512, 64, 1}, {512, 65, 0}, {1000, 512, 0}};
+    for (size_t i = 0; i < sizeof(autoc) / sizeof(autoc[0]); i++) {
+      accuracy_case(autoc[i].frames, autoc[i].C, 8, v, (int) (i % 2), 0, 0);
+      CHECK(last_scans == (uint64_t) autoc[i].want,
+            "%s: %zu x %d: %" PRIu64 " scan passes, want %d", v->name, autoc[i].frames, autoc[i].C,
+            last_scans, autoc[i].want);
+    }
     invariance_case(quick ? 20000 : 100000, 3, 7, v);
     change_case(v);
     stages_case(v, 1000, 30, 0);
