@@ -85,12 +85,12 @@ typedef enum {
 #define FXK_RESTRICT __restrict__
 #define FXK_UNROLL _Pragma("unroll")
 #define FXK_NO_UNROLL _Pragma("unroll 1")
-#define FXK_UNROLL4 _Pragma("unroll 4")
+#define FXK_UNROLL8 _Pragma("unroll 8")
 #else
 #define FXK_RESTRICT restrict
 #define FXK_UNROLL
 #define FXK_NO_UNROLL
-#define FXK_UNROLL4
+#define FXK_UNROLL8
 #endif
 
 /* Coefficients copied into registers once per thread when they fit (5 K values of T in at most
@@ -343,14 +343,15 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
  * chunks): element e = j 32 + lane of the tile, j = 0 .. tw - 1, is row r_ = e / tw (the warp's
  * chunk) and column c_ = e % tw, frame i_ (both linear in j: 32 / tw rows per j); with tw = L the
  * warp's accesses are consecutive frames, else runs of tw frames. `op` moves
- * tile[warp][r_][c_] <-> d[i_ C]. */
+ * tile[warp][r_][c_] <-> d[i_ C]. Unrolled 8: up to 8 loads in flight per thread (16 costs
+ * registers: K = 8 in double then spills). */
 #define FXK_TILE_IO(tid, t0, op)                                                                   \
   do {                                                                                             \
     const unsigned ln_ = (unsigned) (tid) % 32, rs_ = 32u >> tsh, c_ = ln_ & (tw - 1);             \
     unsigned r_ = ln_ >> tsh;                                                                      \
     uint64_t i_ = base + ((uint64_t) ((tid) / 32) * 32 + r_) * L + (t0) + c_;                      \
     const uint64_t di_ = (uint64_t) rs_ * L;                                                       \
-    FXK_UNROLL4                                                                                    \
+    FXK_UNROLL8                                                                                    \
     for (unsigned j_ = 0; j_ < tw; j_++, r_ += rs_, i_ += di_)                                     \
       if (i_ < frames)                                                                             \
         op;                                                                                        \
