@@ -37,16 +37,21 @@ extern const size_t fx_cuda_fatbin_size;
 /* Time-parallel scan (kernels.h): frames per chunk (a power of two; short chunks for short
  * buffers, where the latency of one block is the whole kernel, long ones to spread the scan's
  * cost over more samples and make fewer spans to look back over), and the frame count from which
- * the long chunk is used. */
+ * the long chunk is used. Buffers that fit one span of short chunks (up to FXK_SCAN_BLOCK x
+ * FX_SCAN_CHUNK_SHORT frames) take shorter chunks, down to FX_SCAN_CHUNK_MIN, so that more of
+ * the block's threads have frames (scan_chunk). */
 #define FX_SCAN_CHUNK_SHORT 16
 #define FX_SCAN_CHUNK_LONG 128
 #define FX_SCAN_CHUNK_SWITCH 65536
-/* Automatic choice between the two kernels (scan-threshold=0), from the H200 run of 2026-11-30
- * (docs/cuda.md, "scan-threshold and device=auto"): there the scan beat the sequential kernel
- * at every shape of 1e5 frames or more (1 to 512 channels, 4x to 17x); below that only the
- * sequential kernel was measured, so the scan is taken there only for few channels and at least
- * FX_SCAN_AUTO_FRAMES frames (as before that run). To be re-derived from the next table. */
-#define FX_SCAN_AUTO_FRAMES 8192
+#define FX_SCAN_CHUNK_MIN 2
+/* Automatic choice between the two kernels (scan-threshold=0), from the H200 runs of 2026-11-30
+ * (docs/cuda.md, "scan-threshold and device=auto"): the scan beat the sequential kernel at every
+ * shape of 1e5 frames or more (1 to 512 channels, 4x to 17x), at 1000 frames for 1 to 64
+ * channels (1.5x to 4.7x; at 512 channels only for K <= 4), per 512-frame stereo buffer through
+ * the engine (39.4 vs 64.0 us) and tied at 128 frames (30.7 vs 30.6 us): the scan from
+ * FX_SCAN_AUTO_FRAMES frames for up to FX_SCAN_AUTO_MAX_CHANNELS channels, from
+ * FX_SCAN_AUTO_ALL_FRAMES for any count. */
+#define FX_SCAN_AUTO_FRAMES 256
 #define FX_SCAN_AUTO_MAX_CHANNELS 64
 #define FX_SCAN_AUTO_ALL_FRAMES 100000
 /* device=auto (fx_cuda_auto_prefers): shapes where the H200 run of 2026-11-30 measured the GPU
@@ -482,12 +487,31 @@ static CUfunction kernel_for(int variant, int K)
   return G.fn[kind][variant % FXK_NVARIANTS][K >= 1 && K <= FXK_SPEC ? K : 0];
 }
 
-/* Frames per chunk of the scan for a pass of `frames` frames (fixed: fx_cuda_set_scan_chunk). */
-static uint64_t scan_chunk(const fx_cuda_t *g, uint64_t frames)
+/* Frames per chunk of the scan for a pass of `frames` frames through K sections (fixed:
+ * fx_cuda_set_scan_chunk). A buffer that one span of short chunks holds takes the power of two
+ * L >= frames / FXK_SCAN_BLOCK (one span) from FX_SCAN_CHUNK_MIN up to FX_SCAN_CHUNK_SHORT that
+ * costs a thread the fewest instructions: the two filtering passes take ~2 x 5 K L, the two
+ * sweeps ~2 x (chunks) x (2K)^2 x 3 / FXK_SCAN_BLOCK (a 2K-term dot product per row and level,
+ * ~3 instructions a term, spread over the block): 160 K L + 3 K^2 ceil(frames / L) in 1/16
+ * instructions. 512 frames, K = 8: L = 8 (1408 vs 1664 for L = 16, 1920 for L = 4). */
+static uint64_t scan_chunk(const fx_cuda_t *g, uint64_t frames, int K)
 {
   if (g && g->scan_chunk)
     return g->scan_chunk;
-  return frames >= FX_SCAN_CHUNK_SWITCH ? FX_SCAN_CHUNK_LONG : FX_SCAN_CHUNK_SHORT;
+  if (frames >= FX_SCAN_CHUNK_SWITCH)
+    return FX_SCAN_CHUNK_LONG;
+  uint64_t best = FX_SCAN_CHUNK_SHORT, best_cost = UINT64_MAX;
+  const uint64_t k = K > 0 ? (uint64_t) K : 1;
+  for (uint64_t L = FX_SCAN_CHUNK_MIN; L <= FX_SCAN_CHUNK_SHORT; L *= 2) {
+    if (L * FXK_SCAN_BLOCK < frames && L < FX_SCAN_CHUNK_SHORT)
+      continue; /* more than one span */
+    const uint64_t cost = 160 * k * L + 3 * k * k * ((frames + L - 1) / L);
+    if (cost < best_cost) {
+      best = L;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 /* Spans (blocks) per channel of the scan: FXK_SCAN_BLOCK chunks of L frames each, the last one
@@ -592,7 +616,7 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   const int K = call->K, n2 = 2 * K;
   const size_t nn = (size_t) n2 * (size_t) n2;
   const size_t pw_bytes = (size_t) FXK_PW_COUNT(K) * nn * sizeof(double);
-  const uint64_t L = scan_chunk(g, call->frames);
+  const uint64_t L = scan_chunk(g, call->frames, call->K);
   /* the coefficients in double, as the kernel's arithmetic sees them */
   double cf[5 * FXK_SCAN_KMAX];
   for (int i = 0; i < 5 * K; i++)
@@ -687,7 +711,7 @@ static CUresult enqueue(fx_cuda_t *g, const fx_cascade_offload_call_t *call, int
   if (variant >= FXK_NVARIANTS) {
     a.pw = g->d_pw;
     a.work = g->d_work;
-    a.chunk = scan_chunk(g, call->frames);
+    a.chunk = scan_chunk(g, call->frames, call->K);
     a.nblocks = scan_spans(call->frames, a.chunk);
     threads = FXK_SCAN_BLOCK;
     blocks = scan_blocks(call->frames, call->channels, a.chunk);
@@ -869,7 +893,7 @@ static int offload_run_pass(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
     return -1;
   }
   if (scan) {
-    g->scan_base += scan_blocks(call->frames, call->channels, scan_chunk(g, call->frames));
+    g->scan_base += scan_blocks(call->frames, call->channels, scan_chunk(g, call->frames, call->K));
     g->scans++;
   }
   if ((r = CU(cuStreamSynchronize, g->stream)) != FX_CUDA_SUCCESS) {
@@ -960,7 +984,7 @@ double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format
   const size_t io = frames * C * ss, cb = (KT * 5 * ts + 15) & ~(size_t) 15;
   const size_t sb = C * KT * 2 * ts, hb = C * (KT + 1) * 2 * sizeof(double);
   const size_t ctlb = (size_t) (reps + 1) * 4 * sizeof(uint64_t);
-  const uint64_t L = scan_chunk(NULL, frames), T = scan_blocks(frames, channels, L);
+  const uint64_t L = scan_chunk(NULL, frames, K), T = scan_blocks(frames, channels, L);
   const size_t pwb = scan ? (size_t) FXK_PW_COUNT(K) * n2 * n2 * sizeof(double) : 8;
   const size_t wb = scan ? (size_t) FXK_WORK_BYTES(T, n2) : 8;
   CUdeviceptr d = 0, sm = 0, pw = 0, work = 0, dctl = 0;

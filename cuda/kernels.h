@@ -85,10 +85,12 @@ typedef enum {
 #define FXK_RESTRICT __restrict__
 #define FXK_UNROLL _Pragma("unroll")
 #define FXK_NO_UNROLL _Pragma("unroll 1")
+#define FXK_UNROLL8 _Pragma("unroll 8")
 #else
 #define FXK_RESTRICT restrict
 #define FXK_UNROLL
 #define FXK_NO_UNROLL
+#define FXK_UNROLL8
 #endif
 
 /* Coefficients copied into registers once per thread when they fit (5 K values of T in at most
@@ -286,6 +288,20 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     }                                                                                              \
   } while (0)
 #endif
+/* The same with a warp barrier (__syncwarp) for phases whose threads share data only within
+ * their warp; on the CPU the same loop over the block's threads. */
+#ifdef __CUDACC__
+#define FXK_WARP_PHASE(tid, ...)                                                                   \
+  do {                                                                                             \
+    {                                                                                              \
+      const int tid = (int) threadIdx.x;                                                           \
+      __VA_ARGS__                                                                                  \
+    }                                                                                              \
+    __syncwarp();                                                                                  \
+  } while (0)
+#else
+#define FXK_WARP_PHASE(tid, ...) FXK_ALL_THREADS(tid, __VA_ARGS__)
+#endif
 
 /* Time-parallel scan kernel, hierarchical. A block handles a span of FXK_SCAN_BLOCK chunks of
  * L = a->chunk frames of one channel (block b: channel b / nblocks, span b % nblocks; the last
@@ -319,11 +335,51 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
  * k = 0 .. log2 B */
 #define FXK_PW_COUNT(K) (FXK_LB_WIN(K) + 1 + FXK_SCAN_LOG2B + 1)
 
+/* Frames of each chunk a warp stages at a time through its tile in shared memory (FXK_TILE_IO):
+ * the tile shares its space with the look-back window, which it fits for K = 4 (8) and K = 8
+ * (16); where the window is smaller the tile adds at most 9 KiB (K = 1..3, 9..16). */
+#define FXK_TW(K) ((K) > 4 && (K) <= 12 ? 16 : 8)
+/* Coalesced loads and stores of the chunks (tile columns t0 .. t0 + tw - 1 of the warp's 32
+ * chunks): element e = j 32 + lane of the tile, j = 0 .. tw - 1, is row r_ = e / tw (the warp's
+ * chunk) and column c_ = e % tw, frame i_ (both linear in j: 32 / tw rows per j); with tw = L the
+ * warp's accesses are consecutive frames, else runs of tw frames. `op` moves
+ * tile[warp][r_][c_] <-> d[i_ C]. Unrolled 8: up to 8 loads in flight per thread (16 costs
+ * registers: K = 8 in double then spills). */
+#define FXK_TILE_IO(tid, t0, op)                                                                   \
+  do {                                                                                             \
+    const unsigned ln_ = (unsigned) (tid) % 32, rs_ = 32u >> tsh, c_ = ln_ & (tw - 1);             \
+    unsigned r_ = ln_ >> tsh;                                                                      \
+    uint64_t i_ = base + ((uint64_t) ((tid) / 32) * 32 + r_) * L + (t0) + c_;                      \
+    const uint64_t di_ = (uint64_t) rs_ * L;                                                       \
+    FXK_UNROLL8                                                                                    \
+    for (unsigned j_ = 0; j_ < tw; j_++, r_ += rs_, i_ += di_)                                     \
+      if (i_ < frames)                                                                             \
+        op;                                                                                        \
+  } while (0)
+/* A hint: the 128-byte line at address p into L1 (no effect on the CPU). */
+#ifdef __CUDACC__
+#define FXK_PREFETCH_L1(p) asm volatile("prefetch.global.L1 [%0];" ::"l"(p))
+#else
+#define FXK_PREFETCH_L1(p) ((void) (p))
+#endif
+/* A thread's own array across phases: registers on the GPU; on the CPU, where the phases run the
+ * threads in turn, one row per thread. */
+#ifdef __CUDACC__
+#define FXK_TSTATE(name, T, n) T name[n]
+#define FXK_TS(name, tid) ((void) (tid), name)
+#else
+#define FXK_TSTATE(name, T, n) T name[FXK_SCAN_BLOCK][n]
+#define FXK_TS(name, tid) (name[tid])
+#endif
+
 #define FXK_DEFINE_SCAN(SFX, IO, TT, KC)                                                           \
   typedef struct {                                                                                 \
     double S[FXK_SCAN_BLOCK][2 * KC + 1]; /* + 1: odd row stride, fewer bank conflicts */          \
     double x[2 * KC];                                                                              \
-    double lv[FXK_LB_WIN(KC)][2 * KC + 1]; /* the look-back window's terms */                      \
+    union {                                                                                        \
+      double lv[FXK_LB_WIN(KC)][2 * KC + 1];            /* the look-back window's terms (C) */     \
+      IO tile[FXK_SCAN_BLOCK / 32][32][FXK_TW(KC) + 1]; /* per warp, A and F (FXK_TILE_IO) */      \
+    } u;                                                                                           \
     int lf[FXK_LB_WIN(KC)]; /* their flags (1: aggregate, 2: inclusive, 0: unused) */              \
     int w, done;            /* windows walked; the walk ended */                                   \
   } fxk_scan_ctx_##SFX##_##KC;                                                                     \
@@ -386,18 +442,43 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
     double *agg = (double *) (uintptr_t) (a->work + FXK_WORK_FLAGS(TT_));                          \
     double *inc = agg + TT_ * (uint64_t) n2;                                                       \
     const uint32_t epoch = (uint32_t) ctl[2];                                                      \
+    /* the chunks' frames pass through the warp's tile, FXK_TW(KC) frames of each chunk at a       \
+     * time (tw of them when L is shorter, tsh = log2 tw) */                                       \
+    const unsigned tw = L < FXK_TW(KC) ? (unsigned) L : FXK_TW(KC);                                \
+    int tsh = 0;                                                                                   \
+    while ((1u << tsh) < tw)                                                                       \
+      tsh++;                                                                                       \
+    FXK_TSTATE(zs, T, 2 * KC);                                                                     \
+    /* the sweeps' powers P^(2^k) (one 2K-term row per task and level) into L1 now, while A        \
+     * waits on its samples, rather than an L2 round trip at each of the ~14 levels */             \
+    FXK_WARP_PHASE(tid, {                                                                          \
+      const uintptr_t p0 = (uintptr_t) pwP & ~(uintptr_t) 127;                                     \
+      const uintptr_t p1 = (uintptr_t) (pwP + (size_t) (FXK_SCAN_LOG2B + 1) * nn);                 \
+      for (uintptr_t p = p0 + (uintptr_t) tid * 128; p < p1; p += 128 * FXK_SCAN_BLOCK)            \
+        FXK_PREFETCH_L1(p);                                                                        \
+    });                                                                                            \
     /* A: each chunk from the zero state */                                                        \
-    FXK_ALL_THREADS(tid, {                                                                         \
-      const uint64_t f0 = base + (uint64_t) tid * L;                                               \
-      const uint64_t f1 = f0 + L < frames ? f0 + L : frames;                                       \
-      T z[2 * KC];                                                                                 \
+    FXK_WARP_PHASE(tid, {                                                                          \
+      T *const z = FXK_TS(zs, tid);                                                                \
       for (int s = 0; s < n2; s++)                                                                 \
         z[s] = 0;                                                                                  \
-      for (uint64_t i = f0; i < f1; i++) {                                                         \
-        T v = (T) d[i * uC];                                                                       \
-        for (int s = 0; s < K; s++)                                                                \
-          FXK_STEP(cp + 5 * s, v, z, s);                                                           \
-      }                                                                                            \
+    });                                                                                            \
+    for (uint64_t t0 = 0; t0 < L; t0 += tw) {                                                      \
+      FXK_WARP_PHASE(tid, { FXK_TILE_IO(tid, t0, cx->u.tile[tid / 32][r_][c_] = d[i_ * uC]); });   \
+      FXK_WARP_PHASE(tid, {                                                                        \
+        T *const z = FXK_TS(zs, tid);                                                              \
+        const IO *row = cx->u.tile[tid / 32][tid % 32];                                            \
+        const uint64_t f0 = base + (uint64_t) tid * L + t0;                                        \
+        for (unsigned c = 0; c < tw && f0 + c < frames; c++) {                                     \
+          T v = (T) row[c];                                                                        \
+          FXK_UNROLL                                                                               \
+          for (int s = 0; s < K; s++)                                                              \
+            FXK_STEP(cp + 5 * s, v, z, s);                                                         \
+        }                                                                                          \
+      });                                                                                          \
+    }                                                                                              \
+    FXK_ALL_THREADS(tid, {                                                                         \
+      const T *const z = FXK_TS(zs, tid);                                                          \
       for (int s = 0; s < n2; s++)                                                                 \
         cx->S[tid][s] = (double) z[s];                                                             \
     });                                                                                            \
@@ -454,7 +535,7 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
             const double *src = (ready == 2 ? inc : agg) + kb * (uint64_t) n2;                     \
             FXK_FENCE();                                                                           \
             for (int s = 0; s < n2; s++)                                                           \
-              cx->lv[tid][s] = FXK_LOAD_VEC(&src[s]);                                              \
+              cx->u.lv[tid][s] = FXK_LOAD_VEC(&src[s]);                                            \
           }                                                                                        \
           cx->lf[tid] = ready;                                                                     \
         }                                                                                          \
@@ -464,9 +545,9 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
           double t[2 * KC];                                                                        \
           for (int s = 0; s < n2; s++)                                                             \
             t[s] = 0;                                                                              \
-          fxk_mv_##SFX##_##KC(t, pwQ + (size_t) tid * nn, cx->lv[tid]);                            \
+          fxk_mv_##SFX##_##KC(t, pwQ + (size_t) tid * nn, cx->u.lv[tid]);                          \
           for (int s = 0; s < n2; s++)                                                             \
-            cx->lv[tid][s] = t[s];                                                                 \
+            cx->u.lv[tid][s] = t[s];                                                               \
         }                                                                                          \
       });                                                                                          \
       FXK_ALL_THREADS(tid, {                                                                       \
@@ -482,7 +563,7 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
           for (int l = 0; l < FXK_LB_WIN(KC) && l <= j; l++)                                       \
             if (cx->lf[l])                                                                         \
               for (int s = 0; s < n2; s++)                                                         \
-                t[s] += cx->lv[l][s];                                                              \
+                t[s] += cx->u.lv[l][s];                                                            \
           for (int r = 0; r < cx->w; r++) {                                                        \
             double u[2 * KC];                                                                      \
             for (int s = 0; s < n2; s++)                                                           \
@@ -531,18 +612,24 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
                                  pwP + (size_t) k * nn + (size_t) (w % n2) * n2, cx->S[i - dd]);   \
         }                                                                                          \
       });                                                                                          \
-    /* F: each chunk from its true incoming state, writing the output */                           \
-    FXK_ALL_THREADS(tid, {                                                                         \
-      const uint64_t f0 = base + (uint64_t) tid * L;                                               \
-      const uint64_t f1 = f0 + L < frames ? f0 + L : frames;                                       \
-      if (f0 < f1) {                                                                               \
-        const double *src = tid ? cx->S[tid - 1] : cx->x;                                          \
-        T z[2 * KC];                                                                               \
-        for (int s = 0; s < n2; s++)                                                               \
-          z[s] = (T) src[s];                                                                       \
-        for (uint64_t i = f0; i < f1; i++) {                                                       \
-          T v = (T) d[i * uC];                                                                     \
+    /* F: each chunk from its true incoming state, writing the output (through the tile) */        \
+    FXK_WARP_PHASE(tid, {                                                                          \
+      const double *src = tid ? cx->S[tid - 1] : cx->x;                                            \
+      T *const z = FXK_TS(zs, tid);                                                                \
+      for (int s = 0; s < n2; s++)                                                                 \
+        z[s] = (T) src[s];                                                                         \
+    });                                                                                            \
+    for (uint64_t t0 = 0; t0 < L; t0 += tw) {                                                      \
+      FXK_WARP_PHASE(tid, { FXK_TILE_IO(tid, t0, cx->u.tile[tid / 32][r_][c_] = d[i_ * uC]); });   \
+      FXK_WARP_PHASE(tid, {                                                                        \
+        T *const z = FXK_TS(zs, tid);                                                              \
+        IO *row = cx->u.tile[tid / 32][tid % 32];                                                  \
+        const uint64_t f0 = base + (uint64_t) tid * L + t0;                                        \
+        for (unsigned c = 0; c < tw && f0 + c < frames; c++) {                                     \
+          const uint64_t i = f0 + c;                                                               \
+          T v = (T) row[c];                                                                        \
           if (i < body) {                                                                          \
+            FXK_UNROLL                                                                             \
             for (int s = 0; s < K; s++)                                                            \
               FXK_STEP(cp + 5 * s, v, z, s);                                                       \
           } else { /* history: frame frames-1 in slot 0, frames-2 in slot 1 */                     \
@@ -553,13 +640,18 @@ FXK_DEFINE_SEQ_ALL(f32s, float, float)
             }                                                                                      \
             h[2 * K + o] = (double) v;                                                             \
           }                                                                                        \
-          d[i * uC] = (IO) v;                                                                      \
+          row[c] = (IO) v;                                                                         \
           FXK_SNAP(i);                                                                             \
         }                                                                                          \
-        if (f1 == frames)                                                                          \
-          for (int s = 0; s < n2; s++)                                                             \
-            st[s] = z[s];                                                                          \
-      }                                                                                            \
+      });                                                                                          \
+      FXK_WARP_PHASE(tid, { FXK_TILE_IO(tid, t0, d[i_ * uC] = cx->u.tile[tid / 32][r_][c_]); });   \
+    }                                                                                              \
+    FXK_WARP_PHASE(tid, { /* the chunk with the last frame: the cascade's state */                 \
+                          const T *const z = FXK_TS(zs, tid);                                      \
+                          const uint64_t c0 = base + (uint64_t) tid * L;                           \
+                          if (c0 < frames && c0 + L >= frames)                                     \
+                            for (int s = 0; s < n2; s++)                                           \
+                              st[s] = z[s];                                                        \
     });                                                                                            \
   }
 
