@@ -38,12 +38,15 @@ extern const size_t fx_cuda_fatbin_size;
  * buffers, where the latency of one block is the whole kernel, long ones to spread the scan's
  * cost over more samples and make fewer spans to look back over), and the frame count from which
  * the long chunk is used. Buffers that fit one span of short chunks (up to FXK_SCAN_BLOCK x
- * FX_SCAN_CHUNK_SHORT frames) take shorter chunks, down to FX_SCAN_CHUNK_MIN, so that more of
- * the block's threads have frames (scan_chunk). */
+ * FX_SCAN_CHUNK_SHORT frames) could take shorter chunks, down to FX_SCAN_CHUNK_MIN, so that more
+ * of the block's threads have frames (scan_chunk); measured on the H200 (2026-11-30, 512-frame
+ * stereo buffer, K = 8, double arithmetic) 8-frame chunks took 30.3 us against 25.1 us for 16,
+ * so the minimum is 16 until a faster sweep changes that (the kernel takes 2..1024 frames, and
+ * the tests force the short ones through fx_cuda_set_scan_chunk). */
 #define FX_SCAN_CHUNK_SHORT 16
 #define FX_SCAN_CHUNK_LONG 128
 #define FX_SCAN_CHUNK_SWITCH 65536
-#define FX_SCAN_CHUNK_MIN 2
+#define FX_SCAN_CHUNK_MIN 16
 /* Automatic choice between the two kernels (scan-threshold=0), from the H200 runs of 2026-11-30
  * (docs/cuda.md, "scan-threshold and device=auto"): the scan beat the sequential kernel at every
  * shape of 1e5 frames or more (1 to 512 channels, 4x to 17x), at 1000 frames for 1 to 64
@@ -493,7 +496,8 @@ static CUfunction kernel_for(int variant, int K)
  * costs a thread the fewest instructions: the two filtering passes take ~2 x 5 K L, the two
  * sweeps ~2 x (chunks) x (2K)^2 x 3 / FXK_SCAN_BLOCK (a 2K-term dot product per row and level,
  * ~3 instructions a term, spread over the block): 160 K L + 3 K^2 ceil(frames / L) in 1/16
- * instructions. 512 frames, K = 8: L = 8 (1408 vs 1664 for L = 16, 1920 for L = 4). */
+ * instructions. 512 frames, K = 8: L = 8 by this count (1408 vs 1664 for L = 16, 1920 for L = 4),
+ * but 16 measured faster (FX_SCAN_CHUNK_MIN). */
 static uint64_t scan_chunk(const fx_cuda_t *g, uint64_t frames, int K)
 {
   if (g && g->scan_chunk)

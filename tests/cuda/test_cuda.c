@@ -501,8 +501,14 @@ int main(void)
         {1025, 1, 12, 0},
         {1000, 2, 8, 300},
     };
-    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+    /* the automatic chunk (16 frames for short buffers) and the shorter ones the kernel also
+     * takes (fx_cuda_set_scan_chunk), in turn */
+    static const unsigned edge_chunk[] = {0, 2, 4, 8};
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+      scan_chunk = edge_chunk[i % 4];
       accuracy_case(edge[i].frames, edge[i].C, edge[i].K, v, (int) (i % 2), edge[i].buf, 1);
+    }
+    scan_chunk = 0;
     /* short chunks on long buffers: hundreds of spans per channel, so that the look-back walks
      * over several windows (128 spans for K <= 8, 32 for K = 16; fakecuda.c hides most inclusive
      * states) */
