@@ -397,7 +397,10 @@ static void stages_case(const variant_t *v, int B, int NB, size_t scan_threshold
         ichange - 1);
   const double e = rel_err(y, v->fmt == FX_SAMPLE_F64, ref, n);
   const double ep = rel_err(yp, v->fmt == FX_SAMPLE_F64, ref, n);
-  const double bar = v->prec == FX_PRECISION_SINGLE && 4 * ep > v->bar ? 4 * ep : v->bar;
+  /* F32 streams: the stage change's warm-up derives the new state from the stream's rounded
+   * samples, which on some random cascades costs the CPU engine itself more than 1e-5 (seed
+   * 1796055217, f32-double: 1.03e-5 for both): there the GPU must be no worse than 4x the CPU */
+  const double bar = v->fmt == FX_SAMPLE_F32 && 4 * ep > v->bar ? 4 * ep : v->bar;
   CHECK(e <= bar, "%s: staged cascade with checkpoints and a warm-up: rel err %.3g (CPU %.3g)",
         v->name, e, ep);
   printf("  %-10s 3 stages, %d-frame buffers, checkpoints, warm-up: rel err %.2e, %" PRIu64
