@@ -73,6 +73,14 @@ def fake_driver():
     return p if os.path.exists(p) else None
 
 
+def require_fake_driver():
+    """The fake driver's path; skips the test where the CUDA backend is not built."""
+    fake = fake_driver()
+    if not fake:
+        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    return fake
+
+
 def run_child(tmp_path, desc, x, rate, split, env_extra, switch=None):
     inp, out = tmp_path / "x.npy", tmp_path / "y.npy"
     np.save(inp, x)
@@ -146,9 +154,7 @@ def test_device_cuda_without_kernels_refuses_the_real_driver(tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["F32", "F64"])
 def test_device_cuda_fake_driver_one_launch_per_buffer(tmp_path, dtype):
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     rate = 48000
     x = noise(9600, 2, seed=42, dtype=dtype)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
@@ -165,9 +171,7 @@ def test_device_cuda_fake_driver_one_launch_per_buffer(tmp_path, dtype):
 
 
 def test_device_cuda_failure_mid_stream_falls_back_with_state(tmp_path):
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     rate = 48000
     x = noise(9600, 2, seed=43, dtype=np.float64)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda "
@@ -188,9 +192,7 @@ def test_device_auto_takes_the_gpu_only_for_measured_shapes(tmp_path):
     measured faster than the CPU engine, fx_cuda_auto_prefers) go to the GPU, one launch each,
     silently; a stereo stream of short buffers stays on the CPU (the test below). The output is
     one continuous filtering (scipy)."""
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     rate = 48000
     x = noise(3000, 512, seed=45, dtype=np.float32)
     res = run_child(tmp_path, "fxbutterworth name=fx order=4 cutoff=700 device=auto", x, rate,
@@ -215,9 +217,7 @@ def test_device_auto_stays_on_cpu(tmp_path):
 
 
 def test_fxchain_device_cuda_fake_driver_one_launch_per_buffer(tmp_path):
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     rate = 48000
     x = noise(9600, 2, seed=45, dtype=np.float64)
     chain = ("fxbutterworth mode=high-pass cutoff=80 order=4 ! "
@@ -237,9 +237,7 @@ def test_count_dispatches_one_launch_per_fused_buffer_fake_driver():
     """gst-fx count-dispatches --device cuda: a fused chain of depth 2-20 takes one CUDA launch per
     buffer (an unfused one, one per stage). Through the fake driver: the counting and the
     one-pass-per-buffer plumbing; the real GPU is bench/cuda-check.sh's part."""
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     tool = os.environ.get("GST_FX") or os.path.join(HERE, "..", "..", "build", "tools", "gst-fx")
     if not os.access(tool, os.X_OK):
         pytest.fail("gst-fx not found at %r" % tool, pytrace=False)
@@ -258,9 +256,7 @@ def test_count_dispatches_one_launch_per_fused_buffer_fake_driver():
 def test_device_switch_while_streaming_keeps_state_and_counts(tmp_path):
     """device=cuda -> cpu -> cuda while PLAYING (fake driver): the filter state moves with the
     stream (output still matches scipy), launches keep counting across the switches."""
-    fake = fake_driver()
-    if not fake:
-        pytest.skip("CUDA backend not built (-Dcuda=disabled): no fake driver")
+    fake = require_fake_driver()
     rate = 48000
     x = noise(9600, 2, seed=46, dtype=np.float64)
     res = run_child(tmp_path, "fxbutterworth name=fx order=6 cutoff=700 device=cuda", x, rate,
