@@ -116,6 +116,7 @@
  *   - Not thread-safe: callers serialise access. */
 #include "cascade.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2028,4 +2029,18 @@ const char *fx_cascade_backend(const fx_cascade_t *c)
 int fx_cascade_uses_double(const fx_cascade_t *c)
 {
   return c ? c->dbl : 0;
+}
+
+int fx_cascade_padded_channels(int channels, int sample_bytes)
+{
+  if (channels < 1 || sample_bytes < 1 || sample_bytes > 64 || 64 % sample_bytes != 0)
+    return channels;
+  const long bytes = (long) channels * sample_bytes;
+  if (bytes < 1024)
+    return channels;
+  long lines = (bytes + 63) / 64;
+  if (lines % 2 == 0)
+    lines++;
+  const long padded = lines * 64 / sample_bytes;
+  return padded > INT_MAX ? channels : (int) padded;
 }

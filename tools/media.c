@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,10 +213,8 @@ struct _FxDecoder {
   DecodePipe *cur;
   SNDFILE *sf; /* the current file when libsndfile reads it (then cur is NULL) */
   SF_INFO sf_info;
-  int fd;    /* sf's descriptor (closed after sf) */
-  void *map; /* fx_decoder_map_pcm16(): the file's mapping, map_len bytes */
-  gsize map_len;
-  const gint16 *samples; /* in the mapping */
+  int fd;          /* sf's descriptor (closed after sf) */
+  goffset raw_off; /* fx_decoder_locate_pcm16(): where the samples start, or -1 */
   GstBuffer *first;
   GstCaps *caps;
 };
@@ -347,6 +345,7 @@ FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
   dec->format = g_strdup(opts->format);
   dec->rate = opts->rate;
   dec->fd = -1;
+  dec->raw_off = -1;
   return dec;
 }
 
@@ -355,10 +354,7 @@ void fx_decoder_stop(FxDecoder *dec)
   if (dec->cur != NULL)
     gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
   dec->cur = NULL;
-  if (dec->map != NULL)
-    munmap(dec->map, dec->map_len);
-  dec->map = NULL;
-  dec->samples = NULL;
+  dec->raw_off = -1;
   if (dec->sf != NULL)
     sf_close(dec->sf);
   dec->sf = NULL;
@@ -407,8 +403,9 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
 static gboolean sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
 {
   SF_INFO info = {0};
-  /* opened here so that fx_decoder_map_pcm16() can map it (and closed here: libsndfile does not);
-   * by name where that fails (libsndfile also guesses from the file name, which it lacks here) */
+  /* opened here so that fx_decoder_pread_pcm16() can read it (and closed here: libsndfile does
+   * not); by name where that fails (libsndfile also guesses from the file name, which it lacks
+   * here) */
   int fd = g_open(path, O_RDONLY | O_CLOEXEC, 0);
   SNDFILE *sf = fd >= 0 ? sf_open_fd(fd, SFM_READ, &info, SF_FALSE) : NULL;
   GstCaps *c;
@@ -509,52 +506,67 @@ gboolean fx_decoder_pcm16(FxDecoder *dec)
   }
 }
 
-/* Frames compared at each end of the data by fx_decoder_map_pcm16(). */
-#define MAP_CHECK_FRAMES 64
+/* Frames compared at each end of the data by fx_decoder_locate_pcm16(). */
+#define RAW_CHECK_FRAMES 64
 
-const gint16 *fx_decoder_map_pcm16(FxDecoder *dec)
+gboolean fx_decoder_locate_pcm16(FxDecoder *dec)
 {
   const gsize bpf = (gsize) dec->sf_info.channels * 2;
   gsize frames, len, n;
   goffset off;
   struct stat st;
-  guint8 *check;
+  guint8 *check, *got;
   gboolean same;
 
-  if (dec->samples != NULL)
-    return dec->samples;
+  if (dec->raw_off >= 0)
+    return TRUE;
   if (!fx_decoder_pcm16(dec) || dec->fd < 0 || fx_decoder_frames(dec) <= 0 ||
       sf_command(dec->sf, SFC_RAW_DATA_NEEDS_ENDSWAP, NULL, 0))
-    return NULL;
+    return FALSE;
   frames = (gsize) dec->sf_info.frames;
   len = frames * bpf;
   /* where libsndfile reads the first frame: its seek to frame 0 sets the descriptor's offset */
   if (sf_seek(dec->sf, 0, SEEK_SET) != 0 || (off = lseek(dec->fd, 0, SEEK_CUR)) < 0 ||
       fstat(dec->fd, &st) != 0 || (guint64) off + len > (guint64) st.st_size)
-    return NULL;
-  dec->map_len = (gsize) off + len;
-  dec->map = mmap(NULL, dec->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, dec->fd, 0);
-  if (dec->map == MAP_FAILED) {
-    dec->map = NULL;
-    return NULL;
-  }
-  /* a check that the mapping holds what libsndfile reads: the first and the last frames */
-  n = MIN(frames, MAP_CHECK_FRAMES);
-  check = g_malloc(n * bpf);
+    return FALSE;
+  /* a check that the bytes there are what libsndfile reads: the first and the last frames */
+  n = MIN(frames, RAW_CHECK_FRAMES);
+  check = g_malloc(2 * n * bpf);
+  got = check + n * bpf;
   same = sf_read_raw(dec->sf, check, (sf_count_t) (n * bpf)) == (sf_count_t) (n * bpf) &&
-         memcmp(check, (guint8 *) dec->map + off, n * bpf) == 0 &&
+         pread(dec->fd, got, n * bpf, off) == (gssize) (n * bpf) &&
+         memcmp(check, got, n * bpf) == 0 &&
          sf_seek(dec->sf, (sf_count_t) (frames - n), SEEK_SET) >= 0 &&
          sf_read_raw(dec->sf, check, (sf_count_t) (n * bpf)) == (sf_count_t) (n * bpf) &&
-         memcmp(check, (guint8 *) dec->map + off + len - n * bpf, n * bpf) == 0;
+         pread(dec->fd, got, n * bpf, off + (goffset) (len - n * bpf)) == (gssize) (n * bpf) &&
+         memcmp(check, got, n * bpf) == 0;
   g_free(check);
   sf_seek(dec->sf, 0, SEEK_SET);
-  if (!same) {
-    munmap(dec->map, dec->map_len);
-    dec->map = NULL;
-    return NULL;
+  if (same)
+    dec->raw_off = off;
+  return same;
+}
+
+gssize fx_decoder_pread_pcm16(FxDecoder *dec, gint16 *dest, gsize first, gsize frames,
+                              GError **error)
+{
+  const gsize bpf = (gsize) dec->sf_info.channels * 2;
+  gsize done = 0;
+
+  g_return_val_if_fail(dec->raw_off >= 0, -1);
+  while (done < frames * bpf) {
+    gssize n = pread(dec->fd, (guint8 *) dest + done, frames * bpf - done,
+                     dec->raw_off + (goffset) (first * bpf + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "cannot decode: %s",
+                  n < 0 ? g_strerror(errno) : "the file is shorter than its header says");
+      return -1;
+    }
+    done += (gsize) n;
   }
-  dec->samples = (const gint16 *) ((guint8 *) dec->map + off);
-  return dec->samples;
+  return (gssize) frames;
 }
 
 gssize fx_decoder_read_pcm16(FxDecoder *dec, gint16 *dest, gsize frames, GError **error)

@@ -97,12 +97,18 @@ gboolean fx_decoder_pcm16(FxDecoder *dec);
  * what fx_decoder_read() gives for x: libsndfile multiplies by 1 / 0x8000, and both are exact for
  * 16-bit x. Not to be mixed with the other reads of the same file. */
 gssize fx_decoder_read_pcm16(FxDecoder *dec, gint16 *dest, gsize frames, GError **error);
-/* With fx_decoder_pcm16() and the host's byte order: maps the file (read-only, its pages
- * populated now) and returns its samples (frames x channels), or NULL where that fails (then
- * fx_decoder_read_pcm16() reads them). The samples are where libsndfile reads them (its seek to
- * frame 0 gives their offset; the first and last frames are checked against sf_read_raw()). The
- * mapping lasts until fx_decoder_stop(). */
-const gint16 *fx_decoder_map_pcm16(FxDecoder *dec);
+/* With fx_decoder_pcm16() and the host's byte order: finds where the file's samples are stored
+ * (where libsndfile reads them: its seek to frame 0 gives their offset; the first and last
+ * frames are checked against sf_read_raw()) so that fx_decoder_pread_pcm16() can read any frames
+ * of them straight from the descriptor. FALSE where that does not hold (then
+ * fx_decoder_read_pcm16() reads them). */
+gboolean fx_decoder_locate_pcm16(FxDecoder *dec);
+/* After fx_decoder_locate_pcm16(): reads frames [first, first + frames) (all before the end of
+ * the file) into `dest`, as fx_decoder_read_pcm16() gives them, with one positioned read (no
+ * seek, and no copy through libsndfile); returns the frames read, -1 with *error on failure.
+ * May be called from any thread, for different frames at the same time. */
+gssize fx_decoder_pread_pcm16(FxDecoder *dec, gint16 *dest, gsize first, gsize frames,
+                              GError **error);
 /* Frames of the current file when libsndfile reads it and knows its length, else -1. */
 gint64 fx_decoder_frames(FxDecoder *dec);
 /* Duration of the current file in ns, or -1 when unknown. */

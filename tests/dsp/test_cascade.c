@@ -565,6 +565,32 @@ static void test_queries(void)
   fx_cascade_free(NULL);
 }
 
+/* fx_cascade_padded_channels: unchanged below 1 KiB per frame; from there a frame of an odd
+ * number of cache lines, at most 127 bytes more, never fewer channels. */
+static void test_padded_channels(void)
+{
+  const int sizes[] = {4, 8};
+  for (int k = 0; k < 2; k++) {
+    const int b = sizes[k];
+    for (int ch = 1; ch <= 5000; ch++) {
+      const int p = fx_cascade_padded_channels(ch, b);
+      if (ch * b < 1024) {
+        CHECK(p == ch, "%d-byte samples, %d channels: %d", b, ch, p);
+        continue;
+      }
+      CHECK(p >= ch && (p - ch) * b <= 127 && (p * b) % 64 == 0 && (p * b / 64) % 2 == 1,
+            "%d-byte samples, %d channels: %d", b, ch, p);
+    }
+  }
+  CHECK(fx_cascade_padded_channels(1024, 4) == 1040, "1024 F32: %d",
+        fx_cascade_padded_channels(1024, 4));
+  CHECK(fx_cascade_padded_channels(1040, 4) == 1040, "1040 F32 kept");
+  CHECK(fx_cascade_padded_channels(512, 8) == 520, "512 F64: %d",
+        fx_cascade_padded_channels(512, 8));
+  CHECK(fx_cascade_padded_channels(0, 4) == 0 && fx_cascade_padded_channels(300, 3) == 300,
+        "odd arguments unchanged");
+}
+
 /* Denormals: a decaying tail never produces subnormal output (flush-to-zero in the kernel) and
  * the caller's floating-point mode is restored. */
 static void test_denormals(void)
@@ -1118,6 +1144,7 @@ int main(void)
   test_ramp();
   test_refused();
   test_queries();
+  test_padded_channels();
   test_denormals();
   test_design_jumps();
   test_stages_equal_chain();
