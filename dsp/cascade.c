@@ -234,10 +234,13 @@ struct fx_cascade {
 
   /* The last ring_len frames of input (stream format, interleaved): FX_RING for one stage (a
    * standalone cascade), FX_RING2 for more (checkpoint replays). ring_pos: next frame written;
-   * ring_total: frames since the stream (re)started. */
+   * ring_total: frames since the stream (re)started; the ring holds the frames since ring_from
+   * (the last ring_len of them). Without `history` (fx_cascade_set_history()) nothing is copied:
+   * ring_from follows ring_total and the ring is not even allocated. */
   void *ring;
   size_t ring_bytes, ring_pos, ring_len;
-  uint64_t ring_total;
+  uint64_t ring_total, ring_from;
+  int history;
   void *warm; /* scratch for warm-ups: ring_len frames, allocated on first use */
   size_t warm_bytes;
   uint64_t warm_frames; /* frames filtered by warm-ups (statistics) */
@@ -414,6 +417,7 @@ fx_cascade_t *fx_cascade_new(void)
   c->fresh = 1;
   c->xf_default = FX_DEFAULT_CROSSFADE;
   c->ring_len = FX_RING;
+  c->history = 1;
   if (!path_reserve(&c->cur, 0, 0)) {
     fx_cascade_free(c);
     return NULL;
@@ -471,6 +475,7 @@ static void clear_stream(fx_cascade_t *c)
   c->fresh = 1;
   c->ring_pos = 0;
   c->ring_total = 0;
+  c->ring_from = 0;
   /* The zero state at the start of the stream is the first checkpoint. */
   c->ck[0].valid = c->ck[0].cap >= (size_t) c->cur.K * 2 * (size_t) c->channels;
   c->ck[0].pos = 0;
@@ -507,7 +512,7 @@ static int reserve_stream(fx_cascade_t *c, int channels, fx_sample_format_t form
   const size_t ss = format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
   if (!path_reserve(&c->cur, c->cur.K, channels) ||
       !grow((void **) &c->hist, &c->hist_cap, hist_len(c->cur.K, channels), sizeof(double)) ||
-      !grow(&c->ring, &c->ring_bytes, c->ring_len * (size_t) channels * ss, 1) ||
+      (c->history && !grow(&c->ring, &c->ring_bytes, c->ring_len * (size_t) channels * ss, 1)) ||
       !grow((void **) &c->tmp, &c->tmp_cap, (size_t) channels * 4, sizeof(double)) ||
       !grow((void **) &c->jold, &c->jold_cap, ((size_t) c->S + 1) * (size_t) channels * 2,
             sizeof(double)) ||
@@ -829,9 +834,17 @@ static void transfer(const fx_cascade_t *c, const double *h, const double *coef,
   }
 }
 
+/* Frames of input the ring holds (at most ring_len). */
+static size_t ring_held(const fx_cascade_t *c)
+{
+  const uint64_t n = c->ring_total - c->ring_from;
+  return n < c->ring_len ? (size_t) n : c->ring_len;
+}
+
 static size_t ring_fill(const fx_cascade_t *c)
 {
-  return c->ring_total < FX_RING ? (size_t) c->ring_total : FX_RING;
+  const size_t n = ring_held(c);
+  return n < FX_RING ? n : FX_RING;
 }
 
 /* Appends frames of input to the ring (before they are filtered in place). */
@@ -840,6 +853,11 @@ static void ring_push(fx_cascade_t *c, const void *data, size_t frames)
   const size_t fb = (size_t) c->channels * sample_size(c); /* bytes per frame */
   const unsigned char *src = data;
   const size_t L = c->ring_len;
+  if (!c->history) {
+    c->ring_total += frames;
+    c->ring_from = c->ring_total;
+    return;
+  }
   if (frames >= L) {
     memcpy(c->ring, src + (frames - L) * fb, L * fb);
     c->ring_pos = 0;
@@ -1008,7 +1026,7 @@ static void *junction_signal(fx_cascade_t *c, int s, size_t n, size_t *m_out, in
   for (int j = s - 1; j >= -1 && src == -2; j--) {
     for (int i = 0; i < 2; i++) {
       const fx_checkpoint_t *k = &c->ck[i];
-      if (!k->valid || k->pos + n > now || now - k->pos > c->ring_len || (ck && k->pos < ck->pos))
+      if (!k->valid || k->pos + n > now || now - k->pos > ring_held(c) || (ck && k->pos < ck->pos))
         continue;
       if (j >= 0 ? !rec_covers(c, &c->jn[j], k->pos) || !steady_range(c, j, j + 1, s, k->pos)
                  : !steady_range(c, 0, 0, s, k->pos))
@@ -1284,7 +1302,8 @@ static fx_status_t install_fresh(fx_cascade_t *c, fx_new_stage_t *ns, int S, int
   const size_t ring_len = S > 1 ? FX_RING2 : FX_RING;
   int ok =
       st && jn && path_reserve(&c->cur, KT, C) &&
-      (C == 0 || grow(&c->ring, &c->ring_bytes, ring_len * (size_t) C * sample_size(c), 1)) &&
+      (C == 0 || !c->history ||
+       grow(&c->ring, &c->ring_bytes, ring_len * (size_t) C * sample_size(c), 1)) &&
       grow((void **) &c->hist, &c->hist_cap, hist_len(KT, C), sizeof(double)) &&
       grow((void **) &c->jold, &c->jold_cap, ((size_t) S + 1) * (size_t) C * 2, sizeof(double)) &&
       grow((void **) &c->seg, &c->seg_cap, (size_t) S + 1, sizeof(int)) &&
@@ -2029,6 +2048,26 @@ const char *fx_cascade_backend(const fx_cascade_t *c)
 int fx_cascade_uses_double(const fx_cascade_t *c)
 {
   return c ? c->dbl : 0;
+}
+
+fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep)
+{
+  if (!c)
+    return FX_ERR_CAPACITY;
+  keep = keep != 0;
+  if (keep == c->history)
+    return FX_OK;
+  if (keep && c->channels > 0 &&
+      !grow(&c->ring, &c->ring_bytes, c->ring_len * (size_t) c->channels * sample_size(c), 1))
+    return FX_ERR_CAPACITY;
+  if (!keep) {
+    free(c->ring);
+    c->ring = NULL;
+    c->ring_bytes = 0;
+  }
+  c->history = keep;
+  c->ring_from = c->ring_total; /* the ring holds nothing yet */
+  return FX_OK;
 }
 
 int fx_cascade_padded_channels(int channels, int sample_bytes)

@@ -92,8 +92,9 @@ enum {
   PROP_SCAN_THRESHOLD,
   PROP_CUDA_GRAPHS,
   PROP_LAUNCHES,
+  PROP_WARM_UP,
 };
-G_STATIC_ASSERT(PROP_LAUNCHES == PROP_DEVICE + GST_FX_COMMON_PROP_LAUNCHES);
+G_STATIC_ASSERT(PROP_WARM_UP == PROP_DEVICE + GST_FX_COMMON_PROP_WARM_UP);
 
 /* One stage of the data path. */
 typedef struct {
@@ -505,7 +506,7 @@ static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
 /* ---- Common properties ---- */
 
 static const char *const common_names[GST_FX_COMMON_PROP_COUNT] = {
-    "device", "precision", NULL, NULL, "scan-threshold", "cuda-graphs", NULL,
+    "device", "precision", NULL, NULL, "scan-threshold", "cuda-graphs", NULL, "warm-up",
 };
 
 /* Applies the bin's common settings to @e: all of them (fused stages) or only those set on the
@@ -515,7 +516,7 @@ static void apply_common(GstFxChain *self, GstElement *e, gboolean all)
   GstFxDevice device;
   GstFxPrecision precision;
   guint scan, mask;
-  gboolean graphs;
+  gboolean graphs, warm_up;
 
   if (!GST_IS_FX_IIR(e))
     return;
@@ -524,6 +525,7 @@ static void apply_common(GstFxChain *self, GstElement *e, gboolean all)
   precision = self->common.precision;
   scan = self->common.scan_threshold;
   graphs = self->common.cuda_graphs;
+  warm_up = self->common.warm_up;
   mask = all ? ~0u : self->explicit_common;
   GST_OBJECT_UNLOCK(self);
 
@@ -535,6 +537,8 @@ static void apply_common(GstFxChain *self, GstElement *e, gboolean all)
     g_object_set(e, "scan-threshold", scan, NULL);
   if (mask & (1u << GST_FX_COMMON_PROP_CUDA_GRAPHS))
     g_object_set(e, "cuda-graphs", graphs, NULL);
+  if (mask & (1u << GST_FX_COMMON_PROP_WARM_UP))
+    g_object_set(e, "warm-up", warm_up, NULL);
 }
 
 /* wire_lock held. */

@@ -39,6 +39,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
 #define DEFAULT_PRECISION GST_FX_PRECISION_AUTO
 #define DEFAULT_SCAN_THRESHOLD 0
 #define DEFAULT_CUDA_GRAPHS TRUE
+#define DEFAULT_WARM_UP TRUE
 
 enum {
   PROP_0,
@@ -120,6 +121,7 @@ void gst_fx_common_settings_init(GstFxCommonSettings *settings)
   settings->precision = DEFAULT_PRECISION;
   settings->scan_threshold = DEFAULT_SCAN_THRESHOLD;
   settings->cuda_graphs = DEFAULT_CUDA_GRAPHS;
+  settings->warm_up = DEFAULT_WARM_UP;
 }
 
 gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonProp which,
@@ -140,6 +142,9 @@ gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonPr
   case GST_FX_COMMON_PROP_CUDA_GRAPHS:
     settings->cuda_graphs = g_value_get_boolean(value);
     return settings->cuda_graphs != old.cuda_graphs;
+  case GST_FX_COMMON_PROP_WARM_UP:
+    settings->warm_up = g_value_get_boolean(value);
+    return settings->warm_up != old.warm_up;
   default:
     return FALSE;
   }
@@ -161,6 +166,9 @@ gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCo
   case GST_FX_COMMON_PROP_CUDA_GRAPHS:
     g_value_set_boolean(value, settings->cuda_graphs);
     return TRUE;
+  case GST_FX_COMMON_PROP_WARM_UP:
+    g_value_set_boolean(value, settings->warm_up);
+    return TRUE;
   default:
     return FALSE;
   }
@@ -175,6 +183,7 @@ GstFxCommonProp gst_fx_common_prop_writable(guint prop_id, guint first_prop_id)
   case GST_FX_COMMON_PROP_PRECISION:
   case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
   case GST_FX_COMMON_PROP_CUDA_GRAPHS:
+  case GST_FX_COMMON_PROP_WARM_UP:
     return (GstFxCommonProp) (prop_id - first_prop_id);
   default:
     return GST_FX_COMMON_PROP_COUNT;
@@ -239,6 +248,16 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
       g_param_spec_uint64("launches", "Launches",
                           "CUDA launches issued since start (a graph replay counts as one)", 0,
                           G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      klass, first_prop_id + GST_FX_COMMON_PROP_WARM_UP,
+      g_param_spec_boolean(
+          "warm-up", "Warm-up",
+          "Keep a copy of the last 4096-8192 input frames so that a parameter change that needs "
+          "new filter sections (another order, a large jump) warms them up on recent input and "
+          "switches without a click. FALSE saves that copy of every buffer, for streams whose "
+          "parameters do not change while they run (file conversion, gst-fx batch); such a "
+          "change then starts the new sections from silence (still crossfaded)",
+          DEFAULT_WARM_UP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
 }
 
 static void gst_fx_iir_class_init(GstFxIirClass *klass)
@@ -582,6 +601,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GstAudioFormat afmt = GST_AUDIO_INFO_FORMAT(info);
   fx_sample_format_t format;
   GstFxPrecision precision;
+  gboolean warm_up;
   GstFxDesign *d;
   gchar *err = NULL;
   gboolean repeat = FALSE;
@@ -599,6 +619,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   g_mutex_lock(&priv->engine_lock);
   GST_OBJECT_LOCK(self);
   precision = priv->common.precision;
+  warm_up = priv->common.warm_up;
   priv->reconfigure = FALSE;
   d = design_locked(self, rate, &err);
   if (d) {
@@ -629,6 +650,8 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
     return FALSE;
   }
 
+  /* without warm-up the engine does not even allocate its input copy */
+  fx_cascade_set_history(priv->cascade, warm_up);
   st = fx_cascade_configure(priv->cascade, channels, format, to_fx_precision(precision));
   if (st == FX_OK)
     st = install_locked(self, d);
@@ -724,6 +747,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   guint scan_threshold = 0;
   gchar *warn_dev = NULL, *warn_fail = NULL;
   GstFxPrecision precision;
+  gboolean warm_up;
   unsigned flags;
   guint count = 0;
   gsize bpf;
@@ -765,8 +789,11 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     device = priv->common.device;
     graphs = priv->common.cuda_graphs;
     scan_threshold = priv->common.scan_threshold;
+    warm_up = priv->common.warm_up;
     have_dev = TRUE;
     GST_OBJECT_UNLOCK(self);
+    if (fx_cascade_set_history(priv->cascade, warm_up) != FX_OK)
+      GST_WARNING_OBJECT(self, "warm-up: no memory for the input copy, staying without it");
   }
 
   if (reconfigure) {

@@ -126,6 +126,7 @@ typedef enum {
   GST_FX_COMMON_PROP_SCAN_THRESHOLD,
   GST_FX_COMMON_PROP_CUDA_GRAPHS,
   GST_FX_COMMON_PROP_LAUNCHES,
+  GST_FX_COMMON_PROP_WARM_UP,
   GST_FX_COMMON_PROP_COUNT,
 } GstFxCommonProp;
 
@@ -135,11 +136,13 @@ typedef struct {
   GstFxPrecision precision;
   guint scan_threshold;
   gboolean cuda_graphs;
+  gboolean warm_up;
 } GstFxCommonSettings;
 
 /* Sets the defaults. */
 void gst_fx_common_settings_init(GstFxCommonSettings *settings);
-/* Stores a writable common property (`which`: device, precision, scan-threshold or cuda-graphs);
+/* Stores a writable common property (`which`: device, precision, scan-threshold, cuda-graphs or
+ * warm-up);
  * returns TRUE when the value changed. FALSE for the read-only ones. Object lock held. */
 gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonProp which,
                                     const GValue *value);
@@ -155,8 +158,8 @@ GstFxCommonProp gst_fx_common_prop_writable(guint prop_id, guint first_prop_id);
 gboolean gst_fx_common_settings_get_locked(GstObject *owner, const GstFxCommonSettings *settings,
                                            guint prop_id, guint first_prop_id, GValue *value);
 
-/* Installs `device`, `precision`, `dispatches`, `backend`, `scan-threshold`, `cuda-graphs` and
- * `launches` with ids @first_prop_id + GstFxCommonProp. */
+/* Installs `device`, `precision`, `dispatches`, `backend`, `scan-threshold`, `cuda-graphs`,
+ * `launches` and `warm-up` with ids @first_prop_id + GstFxCommonProp. */
 void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id);
 
 /* Helpers for subclasses' error messages (newly allocated). */

@@ -164,7 +164,8 @@ gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
 
 void fx_media_setup_chain(GstElement *fxchain, const FxMediaOptions *opts)
 {
-  g_object_set(fxchain, "chain", opts->chain, NULL);
+  /* the chain's parameters are fixed for the whole run: no input copy for warm-ups */
+  g_object_set(fxchain, "chain", opts->chain, "warm-up", FALSE, NULL);
   if (opts->device != NULL)
     gst_util_set_object_arg(G_OBJECT(fxchain), "device", opts->device);
   if (opts->precision != NULL)

@@ -136,7 +136,8 @@ void fx_feeder_stop(FxFeeder *f);
 /* Pops the error the pipeline posted, if any (FALSE when none). */
 gboolean fx_feeder_failed(FxFeeder *f, GError **error);
 
-/* Sets an fxchain's chain, device and precision. */
+/* Sets an fxchain's chain, device and precision, and warm-up=false: the chain does not change
+ * during a run, so no copy of its input is kept for warm-ups. */
 void fx_media_setup_chain(GstElement *fxchain, const FxMediaOptions *opts);
 
 /* Time stamps for block `frames_done` frames into the stream. */

@@ -565,6 +565,109 @@ static void test_queries(void)
   fx_cascade_free(NULL);
 }
 
+/* fx_cascade_set_history(): without input history the output of a stream whose coefficients do
+ * not change is the same, bit for bit (F32 and F64, one and two stages, random splits); a change
+ * that needs a warm-up (the second stage's section count) filters no warm-up frames and starts
+ * from the zero state, so the output stays finite and, once the crossfade and the new sections'
+ * start-up transient are over, equals the new cascade run over the whole input; with history
+ * the same change warms up on recent input (warm frames counted: 374 for that stage), and history
+ * turned on again 100 frames before the change warms up on those 100 only. */
+static void test_history_off(void)
+{
+  const int C = 3;
+  const size_t N = 40000, cut = 20000, settle = 12000;
+  fx_sos_t lp[2], hp[2], hp1;
+  butter4(0, 3000.0, 48000.0, lp);
+  butter4(1, 80.0, 48000.0, hp);
+  hp1 = biquad(1, 200.0, 0.7071, 48000.0);
+  for (int f = 0; f < 2; f++) {
+    const fx_sample_format_t fmt = f ? FX_SAMPLE_F64 : FX_SAMPLE_F32;
+    for (int S = 1; S <= 2; S++) {
+      const fx_cascade_stage_t st[2] = {{FX_CASCADE_STAGE_SECTIONS, lp, 2, 1.0},
+                                        {FX_CASCADE_STAGE_SECTIONS, hp, 2, 1.0}};
+      void *in = noise_buf(fmt, N * C, 91 + (uint64_t) S, 0.5);
+      void *a = dup_buf(fmt, in, N * C), *b = dup_buf(fmt, in, N * C);
+      fx_cascade_t *on = fx_cascade_new(), *off = fx_cascade_new();
+      fx_cascade_configure(on, C, fmt, FX_PRECISION_AUTO);
+      fx_cascade_configure(off, C, fmt, FX_PRECISION_AUTO);
+      CHECK(fx_cascade_set_history(off, 0) == FX_OK, "history off");
+      fx_cascade_set_stages(on, st, S);
+      fx_cascade_set_stages(off, st, S);
+      rng_seed(5);
+      process_split(on, fmt, a, C, 0, N, 0);
+      rng_seed(5);
+      process_split(off, fmt, b, C, 0, N, 0);
+      CHECK(memcmp(a, b, N * C * ssize(fmt)) == 0,
+            "fmt %d, %d stage(s): same output without history", f, S);
+      fx_cascade_free(on);
+      fx_cascade_free(off);
+      free(a);
+      free(b);
+      free(in);
+    }
+    /* a change of section count in the second stage at `cut` */
+    const fx_cascade_stage_t st1[2] = {{FX_CASCADE_STAGE_SECTIONS, lp, 2, 1.0},
+                                       {FX_CASCADE_STAGE_SECTIONS, hp, 2, 1.0}};
+    const fx_cascade_stage_t st2[2] = {{FX_CASCADE_STAGE_SECTIONS, lp, 2, 1.0},
+                                       {FX_CASCADE_STAGE_SECTIONS, &hp1, 1, 1.0}};
+    void *in = noise_buf(fmt, N * C, 17, 0.5);
+    for (int mode = 0; mode < 3;
+         mode++) { /* 0: history, 1: none, 2: none, on again 100 frames before */
+      void *y = dup_buf(fmt, in, N * C), *ref = dup_buf(fmt, in, N * C);
+      fx_cascade_t *c = fx_cascade_new(), *r = fx_cascade_new();
+      fx_cascade_configure(c, C, fmt, FX_PRECISION_AUTO);
+      fx_cascade_configure(r, C, fmt, FX_PRECISION_AUTO);
+      fx_cascade_set_crossfade(c, 256);
+      if (mode > 0)
+        fx_cascade_set_history(c, 0);
+      fx_cascade_set_stages(c, st1, 2);
+      fx_cascade_set_stages(r, st2, 2);
+      fx_cascade_process(r, ref, N);
+      const size_t fb = (size_t) C * ssize(fmt);
+      if (mode == 2) {
+        fx_cascade_process(c, y, cut - 100);
+        CHECK(fx_cascade_set_history(c, 1) == FX_OK, "history on again");
+        fx_cascade_process(c, (char *) y + (cut - 100) * fb, 100);
+      } else {
+        fx_cascade_process(c, y, cut);
+      }
+      const uint64_t w0 = fx_cascade_warm_frames(c);
+      CHECK(fx_cascade_set_stages(c, st2, 2) == FX_OK, "change");
+      const uint64_t warm = fx_cascade_warm_frames(c) - w0;
+      fx_cascade_process(c, (char *) y + cut * fb, N - cut);
+      double worst = 0.0, late = 0.0, peak = 0.0;
+      int finite = 1;
+      for (size_t i = cut * (size_t) C; i < N * (size_t) C; i++) {
+        const double v = sample_at(fmt, y, i), e = fabs(v - sample_at(fmt, ref, i));
+        finite &= isfinite(v);
+        peak = fmax(peak, fabs(sample_at(fmt, ref, i)));
+        worst = fmax(worst, e);
+        if (i >= (cut + settle) * (size_t) C)
+          late = fmax(late, e);
+      }
+      printf("history mode %d fmt %d: warm frames %llu, max diff after the change %.3g, after "
+             "%zu frames %.3g (peak %.3g)\n",
+             mode, f, (unsigned long long) warm, worst, settle, late, peak);
+      CHECK(finite, "mode %d: finite", mode);
+      if (mode == 0)
+        CHECK(warm > 0, "with history the change warms up (%llu)", (unsigned long long) warm);
+      else if (mode == 1)
+        CHECK(warm == 0, "without history no warm-up (%llu)", (unsigned long long) warm);
+      else
+        CHECK(warm > 0 && warm <= cut / 2, "history from cut/2 only: %llu",
+              (unsigned long long) warm);
+      CHECK(late <= (f ? 1e-9 : 1e-5) * peak, "mode %d fmt %d: settles to the new cascade (%.3g)",
+            mode, f, late);
+      fx_cascade_free(c);
+      fx_cascade_free(r);
+      free(y);
+      free(ref);
+    }
+    free(in);
+  }
+  CHECK(fx_cascade_set_history(NULL, 0) != FX_OK, "NULL");
+}
+
 /* fx_cascade_padded_channels: unchanged below 1 KiB per frame; from there a frame of an odd
  * number of cache lines, at most 127 bytes more, never fewer channels. */
 static void test_padded_channels(void)
@@ -1145,6 +1248,7 @@ int main(void)
   test_refused();
   test_queries();
   test_padded_channels();
+  test_history_off();
   test_denormals();
   test_design_jumps();
   test_stages_equal_chain();

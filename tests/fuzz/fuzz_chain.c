@@ -26,10 +26,11 @@ static const char *const elements[] = {
 };
 
 static const char *const props[] = {
-    "mode",      "order", "cutoff",         "lower-frequency", "upper-frequency",
-    "gain",      "q",     "type",           "ripple",          "attenuation",
-    "sections",  "clip",  "fuse",           "device",          "precision",
-    "frequency", "name",  "scan-threshold", "cuda-graphs",     "bogus-property",
+    "mode",           "order", "cutoff",         "lower-frequency", "upper-frequency",
+    "gain",           "q",     "type",           "ripple",          "attenuation",
+    "sections",       "clip",  "fuse",           "device",          "precision",
+    "frequency",      "name",  "scan-threshold", "cuda-graphs",     "warm-up",
+    "bogus-property",
 };
 
 static const char *const values[] = {

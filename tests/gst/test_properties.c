@@ -13,10 +13,10 @@ static const char *elements[] = {
  * only in NULL/READY (band count, look-ahead and its channel linking, buffer bounds, FIR method and
  * latency budget), not DSP parameters; fxfir's `kernel` is an array (a controller cannot drive
  * it). */
-static const char *non_dsp[] = {"device",    "precision",  "scan-threshold", "cuda-graphs",
-                                "num-bands", "look-ahead", "link",           "max-duration",
-                                "max-delay", "kernel",     "method",         "max-latency",
-                                NULL};
+static const char *non_dsp[] = {"device",       "precision", "scan-threshold", "cuda-graphs",
+                                "warm-up",      "num-bands", "look-ahead",     "link",
+                                "max-duration", "max-delay", "kernel",         "method",
+                                "max-latency",  NULL};
 
 static gboolean is_kebab(const char *name)
 {
@@ -133,6 +133,8 @@ static void check_common(GstElement *e)
   p = find(e, "scan-threshold");
   fail_unless(G_IS_PARAM_SPEC_UINT(p) && G_PARAM_SPEC_UINT(p)->default_value == 0);
   p = find(e, "cuda-graphs");
+  fail_unless(G_IS_PARAM_SPEC_BOOLEAN(p) && G_PARAM_SPEC_BOOLEAN(p)->default_value);
+  p = find(e, "warm-up");
   fail_unless(G_IS_PARAM_SPEC_BOOLEAN(p) && G_PARAM_SPEC_BOOLEAN(p)->default_value);
 }
 

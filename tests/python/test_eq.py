@@ -104,7 +104,7 @@ def test_properties_and_bands():
     assert not int(p.flags) & Gst.PARAM_CONTROLLABLE
     assert int(el.find_property("pre-gain").flags) & Gst.PARAM_CONTROLLABLE
     for prop in ("device", "precision", "dispatches", "backend", "scan-threshold", "cuda-graphs",
-                 "launches"):
+                 "launches", "warm-up"):
         assert el.find_property(prop) is not None, prop
     assert el.get_children_count() == 10
     names = [el.get_child_by_index(i).get_name() for i in range(10)]

@@ -47,7 +47,7 @@ DEFAULTS = {
     "fxgain": {"gain": 0.0, "clip": False},
 }
 COMMON_DEFAULTS = {"device": "auto", "precision": "auto", "scan-threshold": 0,
-                   "cuda-graphs": True}
+                   "cuda-graphs": True, "warm-up": True}
 
 
 def make(name):
@@ -311,3 +311,39 @@ def test_device_cpu_and_cuda_fallback(dtype):
         text = _bus_text(res.warnings).lower()
         assert "cuda" in text or "gpu" in text, text
         assert res.props[("fx", "launches")] == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_warm_up_false_keeps_fixed_streams_and_still_switches(dtype):
+    """warm-up=false (no input copy for warm-ups): a stream whose parameters stay fixed comes out
+    bit for bit as with the default, also through fxchain (which passes the setting to its
+    children); a change of order mid-stream (which would warm the new sections up) starts them
+    from silence instead: the output stays finite, and once the crossfade and the new sections'
+    start-up are over it is scipy's new filter over the whole input."""
+    rate = 48000
+    x = noise(30000, 2, seed=3, dtype=dtype)
+    for desc in ("fxbutterworth name=fx mode=high-pass cutoff=120 order=6",
+                 "fxchain name=fx chain=\"fxbutterworth mode=high-pass cutoff=120 order=6 ! "
+                 "fxbiquad type=peaking frequency=2000 gain=6\""):
+        a = filter_through(desc, x, rate)
+        b = filter_through(desc + " warm-up=false", x, rate)
+        assert np.array_equal(a, b), desc
+    el = Gst.parse_launch("fxchain chain=\"fxbutterworth name=bw ! fxgain\" warm-up=false")
+    assert el.get_property("warm-up") is False
+    assert el.get_by_name("bw").get_property("warm-up") is False
+    ref = ss.sosfilt(ss.butter(2, 120, "highpass", fs=rate, output="sos"),
+                     x.astype(np.float64), axis=0)
+    ys = []
+    for extra in ("", " warm-up=false"):
+        res = run_pipeline("fxbutterworth name=fx mode=high-pass cutoff=120 order=6" + extra,
+                           x, rate, split=1000, configure=set_on_buffer(10, "order", 2))
+        assert_clean(res, frames=x.shape[0])
+        y = res.y.astype(np.float64)
+        assert np.all(np.isfinite(y)), extra
+        late = slice(9000 + 12000, None)  # the change at frame 9000, settled 12000 frames later
+        err = np.max(np.abs(y[late] - ref[late])) / np.max(np.abs(ref))
+        assert err < (1e-5 if dtype == np.float32 else 1e-9), (extra, err)
+        ys.append(y)
+    # the setting reaches the engine: the new sections start from another state
+    assert np.array_equal(ys[0][:9000], ys[1][:9000])
+    assert not np.array_equal(ys[0][9000:10000], ys[1][9000:10000])
