@@ -29,6 +29,8 @@
 # BUILD_DIR (default <repo>/build) selects the build. Never part of the tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=../scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 BUILD="${BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 FILES="${1:-512}"
@@ -112,10 +114,7 @@ print("yes" if ok else "no")
 EOF
 )"
 
-rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-  rev="$rev (with uncommitted changes)"
-fi
+rev="$(fx_bench_rev)"
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 mkdir -p "$ROOT/bench/results"
 /usr/bin/python3 - "$TMP/times" "$TMP/stdout-batch" "$ROOT/bench/results/batch.md" <<EOF

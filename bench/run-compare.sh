@@ -113,10 +113,7 @@ fi
 [ -n "$torchfx_note" ] && fx_log "TorchFX skipped: $torchfx_note"
 
 # --- run ------------------------------------------------------------------------------------------
-rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-  rev="$rev (with uncommitted changes)"
-fi
+rev="$(fx_bench_rev)"
 buildtype="$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
   "$FX_PYTHON" -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))' 2>/dev/null || echo '?')"
 

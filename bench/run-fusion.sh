@@ -6,6 +6,8 @@
 # BUILD_DIR (default <repo>/build) selects the build directory. Never part of the tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=../scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 BUILD="${BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 
@@ -18,10 +20,7 @@ export GST_PLUGIN_PATH_1_0="$BUILD/gst"
 export GST_REGISTRY_1_0="$BUILD/gst-registry-bench.bin"
 rm -f "$GST_REGISTRY_1_0"
 
-rev="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-  rev="$rev (with uncommitted changes)"
-fi
+rev="$(fx_bench_rev)"
 buildtype="$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
   /usr/bin/python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))' 2>/dev/null || echo '?')"
 

@@ -1,4 +1,5 @@
-# Shared by scripts/demo.sh and scripts/test.sh: install what is missing, configure, build.
+# Shared by scripts/demo.sh, scripts/test.sh and the bench/ scripts: install what is missing,
+# configure, build.
 # Works as root on a fresh Debian 12 machine; as another user it uses sudo for apt-get when needed.
 
 FX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,4 +59,15 @@ fx_gst_env() {
   local dir="$1"
   export GST_PLUGIN_PATH_1_0="$FX_ROOT/$dir/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
   export GST_REGISTRY_1_0="$FX_ROOT/$dir/gst-registry.bin"
+}
+
+# The commit a benchmark ran at, for its results file: "<short hash>", with " (with uncommitted
+# changes)" when tracked files other than the results under bench/results/ differ from it.
+fx_bench_rev() {
+  local rev
+  rev="$(git -C "$FX_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  if [ -n "$(git -C "$FX_ROOT" status --porcelain --untracked-files=no -- . ':!bench/results' 2>/dev/null)" ]; then
+    rev="$rev (with uncommitted changes)"
+  fi
+  printf '%s\n' "$rev"
 }
