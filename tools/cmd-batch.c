@@ -363,9 +363,8 @@ typedef struct {
 typedef struct {
   Batch *b;
   GPtrArray *group;
-  gint channels; /* of the stacked stream: the files' (`used`), then zero columns (see run_stacked)
-                  */
-  gint used;
+  /* channels of the stacked stream: the files' (`used`), then zero ones (see run_stacked()) */
+  gint channels, used;
   gsize chunk; /* frames per chunk: a multiple of the block */
   Seg *segs;
   Strip *strips;
