@@ -91,8 +91,10 @@ gchar *gst_fx_device_check(GstFxDeviceState *d, fx_cascade_t *c)
   if (d->cuda && !d->gave_up && fx_cuda_error(d->cuda)) {
     d->gave_up = TRUE;
     fx_cascade_set_offload(c, NULL, NULL);
-    return g_strdup_printf("device=cuda: %s; processing continues on the CPU with the filter "
+    /* named as set: under auto the GPU was chosen for the shape, and failed */
+    return g_strdup_printf("device=%s: %s; processing continues on the CPU with the filter "
                            "state carried over",
+                           d->applied == GST_FX_DEVICE_AUTO ? "auto" : "cuda",
                            fx_cuda_error(d->cuda));
   }
 #else

@@ -181,6 +181,7 @@ def test_device_cuda_failure_mid_stream_falls_back_with_state(tmp_path):
     assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
     assert len(res["warnings"]) == 1, res["warnings"]
     assert "cuLaunchKernel" in res["warnings"][0] and "CPU" in res["warnings"][0]
+    assert "device=cuda:" in res["warnings"][0], res["warnings"]
     assert res["props"]["launches"] == 2, res["props"]
     assert res["props"]["backend"].startswith("cpu-"), res["props"]
     # the state carried over: the whole output is one continuous filtering
@@ -201,6 +202,22 @@ def test_device_auto_takes_the_gpu_only_for_measured_shapes(tmp_path):
     assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
     assert res["props"]["launches"] == 3, res["props"]
     assert res["props"]["backend"].startswith("cuda-"), res["props"]
+    assert rel_err(res["y"], reference(x, rate, order=4)) <= 1e-6
+
+
+def test_device_auto_failure_mid_stream_names_auto(tmp_path):
+    """device=auto took the GPU for a measured shape and a launch fails: one warning, naming the
+    setting as the user wrote it (device=auto), and the stream goes on on the CPU."""
+    fake = require_fake_driver()
+    rate = 48000
+    x = noise(3000, 512, seed=46, dtype=np.float32)
+    res = run_child(tmp_path, "fxbutterworth name=fx order=4 cutoff=700 device=auto", x, rate,
+                    1000, {"FX_CUDA_LIB": fake, "FX_CUDA_FAIL": "cuGraphLaunch:2"})
+    assert not res["errors"], res["errors"]
+    assert res["eos"] and res["y"].shape == x.shape, "buffers dropped"
+    assert len(res["warnings"]) == 1, res["warnings"]
+    assert "device=auto:" in res["warnings"][0] and "cuGraphLaunch" in res["warnings"][0]
+    assert res["props"]["backend"].startswith("cpu-"), res["props"]
     assert rel_err(res["y"], reference(x, rate, order=4)) <= 1e-6
 
 
