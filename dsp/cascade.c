@@ -235,8 +235,8 @@ struct fx_cascade {
   /* The last ring_len frames of input (stream format, interleaved): FX_RING for one stage (a
    * standalone cascade), FX_RING2 for more (checkpoint replays). ring_pos: next frame written;
    * ring_total: frames since the stream (re)started; the ring holds the frames since ring_from
-   * (the last ring_len of them). Without `history` (fx_cascade_set_history()) nothing is copied:
-   * ring_from follows ring_total and the ring is not even allocated. */
+   * (the last ring_len of them). Without `history` (fx_cascade_set_history()) nothing is copied
+   * and the ring is not even allocated; turning it on sets ring_from. */
   void *ring;
   size_t ring_bytes, ring_pos, ring_len;
   uint64_t ring_total, ring_from;
@@ -837,6 +837,8 @@ static void transfer(const fx_cascade_t *c, const double *h, const double *coef,
 /* Frames of input the ring holds (at most ring_len). */
 static size_t ring_held(const fx_cascade_t *c)
 {
+  if (!c->history)
+    return 0;
   const uint64_t n = c->ring_total - c->ring_from;
   return n < c->ring_len ? (size_t) n : c->ring_len;
 }
@@ -855,7 +857,6 @@ static void ring_push(fx_cascade_t *c, const void *data, size_t frames)
   const size_t L = c->ring_len;
   if (!c->history) {
     c->ring_total += frames;
-    c->ring_from = c->ring_total;
     return;
   }
   if (frames >= L) {
@@ -2066,7 +2067,7 @@ fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep)
     c->ring_bytes = 0;
   }
   c->history = keep;
-  c->ring_from = c->ring_total; /* the ring holds nothing yet */
+  c->ring_from = c->ring_total; /* turned on: the ring holds nothing yet */
   return FX_OK;
 }
 
