@@ -8,13 +8,16 @@ if ! command -v clang-format >/dev/null; then
 fi
 mapfile -t files < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cu' 2>/dev/null ||
   find dsp gst tests tools cuda -name '*.[ch]' 2>/dev/null)
-bad=0
-for f in "${files[@]}"; do
-  [ -f "$f" ] || continue
-  if ! clang-format --dry-run -Werror "$f" >/dev/null 2>&1; then
+# one clang-format process for all files (one per file took over meson's 30 s on a loaded
+# 2-core machine); on failure, name each file that differs
+existing=()
+for f in "${files[@]}"; do [ -f "$f" ] && existing+=("$f"); done
+if clang-format --dry-run -Werror "${existing[@]}" >/dev/null 2>&1; then
+  echo "${#existing[@]} files formatted"
+  exit 0
+fi
+for f in "${existing[@]}"; do
+  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 ||
     echo "not formatted: $f (run: clang-format -i $f)"
-    bad=1
-  fi
 done
-[ $bad -eq 0 ] && echo "${#files[@]} files formatted"
-exit $bad
+exit 1
