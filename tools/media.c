@@ -68,8 +68,13 @@ gboolean fx_media_output_supported(const char *path)
   return output_format(path, "F32LE") != 0;
 }
 
+/* The output is written to a temporary beside OUT (fx_tool_temp_create()), renamed over OUT by
+ * fx_writer_close() once libsndfile has closed it: OUT never holds a partial file, and a failed
+ * run leaves whatever was there before. */
 struct _FxWriter {
   gchar *path;
+  gchar *temp; /* while it is being written */
+  int fd;
   gboolean f64;
   int sf_format;
   SNDFILE *sf;
@@ -81,6 +86,7 @@ FxWriter *fx_writer_new(const char *path, const char *format)
   FxWriter *w = g_new0(FxWriter, 1);
 
   w->path = g_strdup(path);
+  w->fd = -1;
   w->f64 = g_str_equal(format, "F64LE");
   w->sf_format = output_format(path, format);
   return w;
@@ -109,7 +115,13 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
                   channels, rate);
       return FALSE;
     }
-    w->sf = sf_open(w->path, SFM_WRITE, &info);
+    if (w->fd < 0) {
+      w->fd = fx_tool_temp_create(w->path, &w->temp, error);
+      if (w->fd < 0)
+        return FALSE;
+    }
+    /* the descriptor stays ours (closed by fx_writer_close()) */
+    w->sf = sf_open_fd(w->fd, SFM_WRITE, &info, SF_FALSE);
     if (w->sf == NULL) {
       gchar *line = g_strdup(sf_strerror(NULL));
       g_strdelimit(line, "\r\n", ' ');
@@ -143,20 +155,33 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
   return TRUE;
 }
 
+gboolean fx_writer_opened(FxWriter *w)
+{
+  return w->sf != NULL;
+}
+
 gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
 {
   gboolean ok = TRUE;
 
   if (w == NULL)
     return TRUE;
-  if (w->sf != NULL) {
-    if (sf_close(w->sf) != 0 && keep) {
-      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
-      ok = FALSE;
-    }
-    if (!keep || !ok)
-      g_unlink(w->path);
+  if (w->sf != NULL && sf_close(w->sf) != 0 && keep) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
+    ok = FALSE;
   }
+  if (w->fd >= 0 && close(w->fd) != 0 && keep && ok) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", w->path,
+                g_strerror(errno));
+    ok = FALSE;
+  }
+  if (w->temp != NULL) {
+    if (keep && ok && w->sf != NULL)
+      ok = fx_tool_temp_commit(w->temp, w->path, error);
+    else
+      fx_tool_temp_discard(w->temp);
+  }
+  g_free(w->temp);
   g_free(w->path);
   g_free(w);
   return ok;

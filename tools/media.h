@@ -65,7 +65,10 @@ FxWriter *fx_writer_new(const char *path, const char *format);
  * processing format): the first call fixes channels and rate. */
 gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
                          GError **error);
-/* Closes the file (keep = FALSE: removes it) and frees the writer. */
+/* TRUE once the first fx_writer_write() (of any number of frames, 0 too) created the file. */
+gboolean fx_writer_opened(FxWriter *w);
+/* Closes the file and, with `keep`, renames it into place (keep = FALSE: removes the temporary;
+ * the final name is left as it was), and frees the writer. */
 gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error);
 
 /* A reusable decoder: libsndfile, or a GStreamer pipeline (made when first needed and kept; a new
