@@ -1046,7 +1046,7 @@ int fx_cmd_batch(int argc, char **argv)
   GOptionContext *ctx = g_option_context_new("-o DIR FILE...");
   Batch b = {0};
   GPtrArray *list = NULL, *group = NULL;
-  GHashTable *outputs = NULL;
+  GHashTable *outputs = NULL, *inputs = NULL;
   BatchFile *bf = NULL;
   Workers workers = {0};
   GError *error = NULL;
@@ -1205,6 +1205,14 @@ int fx_cmd_batch(int argc, char **argv)
     if (i % n == k - 1)
       nsel++;
   b.total = MAX(nsel, 1);
+  /* every input of the list (of every shard), by device and inode: no output may replace one,
+   * whatever path or link leads to it */
+  inputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < list->len; i++) {
+    gchar *key = fx_media_file_key(g_ptr_array_index(list, i));
+    if (key != NULL)
+      g_hash_table_add(inputs, key);
+  }
   bf = g_new0(BatchFile, MAX(nsel, 1));
   group = g_ptr_array_new();
   budget = (gsize) memory << 20;
@@ -1216,14 +1224,13 @@ int fx_cmd_batch(int argc, char **argv)
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
     gboolean known = fx_media_output_supported(f->out);
-    gchar *cin = g_canonicalize_filename(f->path, NULL);
-    gchar *cout = g_canonicalize_filename(f->out, NULL);
+    gchar *key = fx_media_file_key(f->out);
     if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
-    else if (g_str_equal(cin, cout))
-      f->skip = "the output would overwrite the input (choose another -o DIR)";
-    g_free(cin);
-    g_free(cout);
+    else if (key != NULL && g_hash_table_contains(inputs, key))
+      f->skip = "its output would overwrite an input file, by this name, another path or a link "
+                "(choose another -o DIR)";
+    g_free(key);
   }
   workers.b = &b;
   g_mutex_init(&workers.lock);
@@ -1317,6 +1324,8 @@ out:
     g_ptr_array_unref(list);
   if (outputs != NULL)
     g_hash_table_unref(outputs);
+  if (inputs != NULL)
+    g_hash_table_unref(inputs);
   fx_feeder_free(b.engine);
   for (guint i = 0; i < G_N_ELEMENTS(b.areas); i++)
     g_aligned_free(b.areas[i].p);

@@ -237,13 +237,17 @@ int fx_cmd_process(int argc, char **argv)
                                  a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
+  /* by device and inode: OUT may be IN through a symbolic or a hard link, or a different path */
   gchar *cin = g_canonicalize_filename(a.args[0], NULL);
   gchar *cout = g_canonicalize_filename(a.args[1], NULL);
-  gboolean same = g_str_equal(cin, cout);
+  gboolean same = g_str_equal(cin, cout) || fx_media_same_file(a.args[0], a.args[1]);
   g_free(cin);
   g_free(cout);
   if (same) {
-    status = fx_tool_usage_error(ctx, "IN and OUT are the same file");
+    status = fx_tool_usage_error(ctx,
+                                 "IN and OUT are the same file (%s and %s, through a link "
+                                 "or another path): the input is never overwritten",
+                                 a.args[0], a.args[1]);
     goto out;
   }
   fx_tool_init();
@@ -289,11 +293,26 @@ int fx_cmd_process_many(int argc, char **argv)
     goto out;
   }
   fx_tool_init();
+  /* no output may be any input (by device and inode, through links too) */
+  GHashTable *inputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (gchar **p = a.args; *p != NULL; p++) {
+    gchar *key = fx_media_file_key(*p);
+    if (key != NULL)
+      g_hash_table_insert(inputs, key, *p);
+  }
   for (gchar **p = a.args; *p != NULL; p++) {
     gchar *base = g_path_get_basename(*p);
     gchar *out = g_build_filename(a.outdir, base, NULL);
+    gchar *key = fx_media_file_key(out);
+    const char *input = key != NULL ? g_hash_table_lookup(inputs, key) : NULL;
     GError *error = NULL;
-    if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
+    g_free(key);
+    if (input != NULL) {
+      fprintf(stderr,
+              "gst-fx: %s: the output %s would overwrite the input %s (choose another -o DIR)\n",
+              *p, out, input);
+      failed++;
+    } else if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
       fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
       failed++;
     }
@@ -301,6 +320,7 @@ int fx_cmd_process_many(int argc, char **argv)
     g_free(out);
     g_free(base);
   }
+  g_hash_table_unref(inputs);
   status = failed ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:

@@ -68,6 +68,26 @@ gboolean fx_media_output_supported(const char *path)
   return output_format(path, "F32LE") != 0;
 }
 
+gchar *fx_media_file_key(const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat(path, &st) != 0)
+    return NULL;
+  return g_strdup_printf("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev,
+                         (guint64) st.st_ino);
+}
+
+gboolean fx_media_same_file(const char *a, const char *b)
+{
+  gchar *ka = fx_media_file_key(a), *kb = ka != NULL ? fx_media_file_key(b) : NULL;
+  gboolean same = kb != NULL && g_str_equal(ka, kb);
+
+  g_free(ka);
+  g_free(kb);
+  return same;
+}
+
 /* The output is written to a temporary beside OUT (fx_tool_temp_create()), renamed over OUT by
  * fx_writer_close() once libsndfile has closed it: OUT never holds a partial file, and a failed
  * run leaves whatever was there before. */
