@@ -88,6 +88,7 @@ typedef struct {
   GError *error;
   guint index;           /* in the shard's files */
   gboolean closed, kept; /* its output was closed after its last frames (finish_file()) */
+  gchar *warning;        /* fx_decoder_warning(), set by the worker */
 } BatchFile;
 
 typedef struct {
@@ -230,6 +231,7 @@ static gboolean read_file(Workers *w, FxDecoder *dec, BatchFile *f, GError **err
 
   if (!fx_decoder_start(dec, f->path, &caps, error))
     return FALSE;
+  f->warning = fx_decoder_warning(dec);
   if (!gst_audio_info_from_caps(&info, caps)) {
     g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "cannot decode: unexpected caps");
@@ -953,6 +955,25 @@ static void flush_group(Batch *b, GPtrArray *group)
   g_ptr_array_set_size(group, 0);
 }
 
+/* A file without frames (a valid empty input): its output is a valid empty file, as `process`
+ * writes it, without a group. */
+static void write_empty(Batch *b, BatchFile *f)
+{
+  FxWriter *w = fx_writer_new(f->out, b->opts.format);
+  GError *error = NULL;
+
+  if (fx_writer_write(w, NULL, 0, f->channels, b->rate, &error) &&
+      fx_writer_close(g_steal_pointer(&w), TRUE, &error)) {
+    b->written++;
+  } else {
+    fx_writer_close(w, FALSE, NULL);
+    fail_file(b, f->path, error->message);
+    g_clear_error(&error);
+  }
+  b->processed++;
+  batch_file_free_data(f);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static gint compare_paths(gconstpointer a, gconstpointer b)
@@ -1259,6 +1280,10 @@ int fx_cmd_batch(int argc, char **argv)
       b.processed++;
       continue;
     }
+    if (f->warning != NULL) {
+      fx_progress_done(&b.progress);
+      fprintf(stderr, "gst-fx: warning: %s: %s\n", f->path, f->warning);
+    }
     if (b.rate == 0)
       b.rate = f->rate;
     if (f->rate != b.rate) {
@@ -1269,6 +1294,10 @@ int fx_cmd_batch(int argc, char **argv)
       g_free(msg);
       batch_file_free_data(f);
       b.processed++;
+      continue;
+    }
+    if (f->frames == 0) {
+      write_empty(&b, f);
       continue;
     }
     if (f->nonfinite) {
@@ -1315,6 +1344,7 @@ out:
     for (guint i = 0; i < nsel; i++) {
       batch_file_free_data(&bf[i]);
       g_free(bf[i].out);
+      g_free(bf[i].warning);
     }
     g_free(bf);
   }

@@ -43,6 +43,25 @@ static gboolean drain(GstAppSink *sink, FxWriter *w, GError **error)
   return TRUE;
 }
 
+/* Creates the output of a stream without frames, in the format the chain negotiated (the input's
+ * when it did not get that far). */
+static gboolean write_empty(GstAppSink *sink, FxWriter *w, const GstAudioInfo *in, GError **error)
+{
+  GstPad *pad = gst_element_get_static_pad(GST_ELEMENT(sink), "sink");
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  GstAudioInfo info = *in;
+  gboolean ok;
+
+  if (caps != NULL && !gst_audio_info_from_caps(&info, caps))
+    info = *in;
+  ok = fx_writer_write(w, NULL, 0, GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info),
+                       error);
+  if (caps != NULL)
+    gst_caps_unref(caps);
+  gst_object_unref(pad);
+  return ok;
+}
+
 int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
                     FxProgress *progress, GError **error)
 {
@@ -73,6 +92,11 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
   if (!fx_decoder_start(dec, in, &caps, &err)) {
     g_set_error(error, err->domain, err->code, "%s: %s", in, err->message);
     goto out;
+  }
+  gchar *warning = fx_decoder_warning(dec);
+  if (warning != NULL) {
+    fprintf(stderr, "gst-fx: warning: %s: %s\n", in, warning);
+    g_free(warning);
   }
   gst_audio_info_from_caps(&info, caps);
   desc = g_strdup_printf("fxchain name=fx ! appsink name=sink sync=false "
@@ -119,6 +143,9 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
       break;
   }
   if (!fx_feeder_finish(feeder, &warnings, error) || !drain(sink, writer, error))
+    goto out;
+  /* a file without frames (a valid empty input) gives a valid empty output */
+  if (!fx_writer_opened(writer) && !write_empty(sink, writer, &info, error))
     goto out;
   if (!fx_writer_close(g_steal_pointer(&writer), TRUE, error))
     goto out;

@@ -98,6 +98,9 @@ void fx_decoder_free(FxDecoder *dec);
 /* Starts decoding `path` and waits for the first decoded buffer. Sets *caps (ref owned by the
  * decoder) to the decoded caps. FALSE with *error ("cannot decode: …") on failure. */
 gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error);
+/* After start: for a file shorter than its header says, "the file is truncated: N frames found,
+ * header says M (...)" (free with g_free()); else NULL. */
+gchar *fx_decoder_warning(FxDecoder *dec);
 /* The next decoded buffer (the first one after start), or NULL at the end (*error unset) or on a
  * decoding error (*error set). */
 GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error);
