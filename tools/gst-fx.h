@@ -101,6 +101,8 @@ gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
  * exists, SIGINT, SIGTERM and SIGHUP remove every temporary before the process ends by that
  * signal (exit status 128 + its number in a shell).
  *
+ * A symbolic link at `path` is followed: the file it points to is the one replaced.
+ *
  * fx_tool_temp_create(): creates ".NAME.gst-fx-XXXXXX" beside `path` (exclusive, mode 0666 less
  * the umask) and returns its descriptor (the caller closes it), *temp its name; -1 with *error
  * ("cannot write PATH: ...") on failure. fx_tool_temp_commit(): renames *temp over `path` (the

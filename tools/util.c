@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void fx_tool_find_plugin(void)
@@ -390,12 +391,28 @@ static gpointer temp_init(gpointer data)
   return NULL;
 }
 
+/* Where `path` is written: the file a symbolic link there points to (so that a link to another
+ * disk keeps working, as when the file was opened through it), else `path` itself. */
+static gchar *temp_destination(const char *path)
+{
+  GStatBuf st;
+  char *real;
+
+  if (g_lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || (real = realpath(path, NULL)) == NULL)
+    return g_strdup(path);
+  gchar *dest = g_strdup(real);
+  free(real);
+  return dest;
+}
+
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
 {
   static GOnce once = G_ONCE_INIT;
-  gchar *dir = g_path_get_dirname(path), *base = g_path_get_basename(path), *name;
+  gchar *dest = temp_destination(path);
+  gchar *dir = g_path_get_dirname(dest), *base = g_path_get_basename(dest), *name;
   int fd, err;
 
+  g_free(dest);
   g_once(&once, temp_init, NULL);
   /* hidden, in OUT's directory (the same file system, so that the rename is atomic); a long
    * name is cut so that the suffix fits in a file name */
@@ -422,15 +439,17 @@ int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
 
 gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error)
 {
+  gchar *dest = temp_destination(path);
   int r, err;
 
   g_mutex_lock(&temp_lock);
-  r = rename(temp, path);
+  r = rename(temp, dest);
   err = errno;
   if (r != 0)
     unlink(temp);
   g_hash_table_remove(temp_paths, temp);
   g_mutex_unlock(&temp_lock);
+  g_free(dest);
   if (r != 0)
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
                 g_strerror(err));

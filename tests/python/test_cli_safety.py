@@ -98,6 +98,24 @@ def test_process_refuses_out_that_is_in_through_a_link(tmp_path, link):
     assert temporaries(tmp_path) == []
 
 
+def test_process_out_as_a_link_elsewhere_is_followed(tmp_path):
+    """Not a fix: the temporary-and-rename writer still writes where a link at OUT points (as
+    opening OUT did), and leaves the link."""
+    x = write_wav(tmp_path / "in.wav", 20000)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "real.wav").write_bytes(b"old")
+    out = tmp_path / "out.wav"
+    os.symlink(other / "real.wav", out)
+    r = gst_fx("process", "--chain", CHAIN, str(tmp_path / "in.wav"), str(out))
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(out) and os.readlink(out) == str(other / "real.wav")
+    rate, y = read_out(other / "real.wav")
+    ref = reference(x, rate)
+    assert np.max(np.abs(y - ref)) / np.max(np.abs(ref)) < 1e-5
+    assert temporaries(tmp_path) == [] and temporaries(other) == []
+
+
 def test_batch_output_dir_linked_to_the_inputs_dir(tmp_path):
     d = tmp_path / "in"
     d.mkdir()
