@@ -285,13 +285,14 @@ static gboolean check_stream(gint rate, gint channels, gint target_rate, gint64 
   return TRUE;
 }
 
-/* Frames a truncated file's header announces (libsndfile reads the frames there and logs
- * "data : ANNOUNCED (should be PRESENT)" in bytes, for wav, w64 and rf64), or -1. */
+/* Frames the header of a wav, w64 or aiff file announces (libsndfile reads the frames there, so a
+ * truncated file has fewer than this; its log gives the size of the sample chunk), or -1. */
 static gint64 announced_frames(SNDFILE *sf, const SF_INFO *info)
 {
   char log[4096];
   gchar **lines;
-  gint64 announced, present, frames = -1;
+  const char *chunk;
+  gint64 announced, overhead, frames = -1;
   int width;
 
   switch (info->format & SF_FORMAT_SUBMASK) {
@@ -317,13 +318,35 @@ static gint64 announced_frames(SNDFILE *sf, const SF_INFO *info)
   default:
     return -1;
   }
+  /* the chunk holding the samples, as libsndfile logs it, and the bytes of that size that are
+   * not samples: wav's "data" counts samples only, w64's includes its 24-byte chunk header,
+   * aiff's "SSND" its 8 bytes of offset and block size */
+  switch (info->format & SF_FORMAT_TYPEMASK) {
+  case SF_FORMAT_WAV:
+  case SF_FORMAT_WAVEX:
+    chunk = "data : ";
+    overhead = 0;
+    break;
+  case SF_FORMAT_W64:
+    chunk = "data : ";
+    overhead = 24;
+    break;
+  case SF_FORMAT_AIFF:
+    chunk = "SSND : ";
+    overhead = 8;
+    break;
+  default:
+    return -1;
+  }
   log[0] = '\0';
   sf_command(sf, SFC_GET_LOG_INFO, log, sizeof log);
   lines = g_strsplit(log, "\n", -1);
-  for (gchar **l = lines; *l != NULL && frames < 0; l++)
-    if (sscanf(*l, "data : %" G_GINT64_FORMAT " (should be %" G_GINT64_FORMAT ")", &announced,
-               &present) == 2)
-      frames = announced / ((gint64) width * info->channels);
+  for (gchar **l = lines; *l != NULL && frames < 0; l++) {
+    const char *line = *l + strspn(*l, " ");
+    if (g_str_has_prefix(line, chunk) &&
+        sscanf(line + strlen(chunk), "%" G_GINT64_FORMAT, &announced) == 1 && announced >= overhead)
+      frames = (announced - overhead) / ((gint64) width * info->channels);
+  }
   g_strfreev(lines);
   return frames;
 }

@@ -59,6 +59,15 @@ def wav_header(rate, channels, frames, bits=16):
             b"data" + struct.pack("<I", frames * bpf))
 
 
+def aiff_header(channels, frames):
+    """A 16-bit AIFF header (48 kHz) announcing `frames` frames; big-endian samples follow."""
+    ssnd = frames * channels * 2
+    rate = bytes.fromhex("400EBB80000000000000")  # 48000 as an 80-bit extended float
+    comm = b"COMM" + struct.pack(">IhIh", 18, channels, frames, 16) + rate
+    return (b"FORM" + struct.pack(">I", 4 + len(comm) + 16 + ssnd) + b"AIFF" + comm + b"SSND" +
+            struct.pack(">III", 8 + ssnd, 0, 0))
+
+
 def snapshot(d):
     """Every file's bytes under d (links followed), by name."""
     return {n: (d / n).read_bytes() for n in sorted(os.listdir(d))}
@@ -306,22 +315,26 @@ def test_rate_out_of_range_in_a_gstreamer_decoded_file(tmp_path):
     assert os.listdir(tmp_path) == ["hi.mka"]
 
 
-@pytest.mark.parametrize("command", ["process", "batch"])
-def test_truncated_file_warns_and_processes_the_frames_there(tmp_path, command):
+@pytest.mark.parametrize("command,fmt", [("process", "wav"), ("batch", "wav"),
+                                         ("process", "aiff"), ("batch", "aiff")])
+def test_truncated_file_warns_and_processes_the_frames_there(tmp_path, command, fmt):
     rng = np.random.default_rng(SEED)
     present, announced = 30000, 100000
     pcm = np.round(0.25 * rng.standard_normal(present) * 32767).astype("<i2")
-    src = tmp_path / "t.wav"
-    src.write_bytes(wav_header(48000, 1, announced) + pcm.tobytes())
+    src = tmp_path / ("t." + fmt)
+    if fmt == "wav":
+        src.write_bytes(wav_header(48000, 1, announced) + pcm.tobytes())
+    else:
+        src.write_bytes(aiff_header(1, announced) + pcm.astype(">i2").tobytes())
     out = tmp_path / "out"
     out.mkdir()
     if command == "process":
         r = gst_fx("process", "--chain", CHAIN, str(src), str(out / "t.wav"))
     else:
-        r = gst_fx("batch", "-q", "--chain", CHAIN, "-o", str(out), str(src))
+        r = gst_fx("batch", "-q", "--chain", CHAIN, "--ext", "wav", "-o", str(out), str(src))
     assert r.returncode == 0, r.stderr
     err = lines(r.stderr)
-    assert len(err) == 1 and "warning" in err[0] and "t.wav" in err[0], err
+    assert len(err) == 1 and "warning" in err[0] and src.name in err[0], err
     assert re.search(r"\b%d frames found, header says %d\b" % (present, announced), err[0]), err
     rate, y = read_out(out / "t.wav")
     assert rate == 48000 and y.shape == (present, 1)
