@@ -1040,7 +1040,8 @@ int fx_cmd_batch(int argc, char **argv)
        "too large for a command line",
        "LIST"},
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
-       "Resample every file to R Hz (default: the first file's rate; other rates are refused)",
+       "Resample every file to R Hz, 1 to 768000 (default: the first file's rate; other rates are "
+       "refused)",
        "R"},
       {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
        "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "

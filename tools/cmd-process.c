@@ -211,7 +211,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
       {"format", 'f', 0, G_OPTION_ARG_STRING, &a->format,
        "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
       {"rate", 'r', 0, G_OPTION_ARG_INT, &a->rate,
-       "Resample to R Hz before processing (default: keep the file's rate)", "R"},
+       "Resample to R Hz (1 to 768000) before processing (default: keep the file's rate)", "R"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
        "No progress bar (it is only drawn when stdout is a terminal)", NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->args, NULL,

@@ -359,3 +359,16 @@ def test_zero_frame_file_gives_a_valid_empty_output(tmp_path, command, rate_arg)
     assert rate == (44100 if rate_arg else 48000)
     assert y.size == 0 and y.dtype == np.float32
     assert temporaries(out) == []
+
+
+@pytest.mark.parametrize("command", ["process", "batch"])
+def test_rate_option_beyond_the_bound_is_a_usage_error(tmp_path, command):
+    write_wav(tmp_path / "a.wav", 1000)
+    if command == "process":
+        args = [str(tmp_path / "a.wav"), str(tmp_path / "o.wav")]
+    else:
+        args = ["-o", str(tmp_path / "out"), str(tmp_path / "a.wav")]
+    r = gst_fx(command, "--chain", CHAIN, "--rate", "800000", *args)
+    assert r.returncode == 2, r.stderr
+    assert "--rate must be from 1 to 768000 Hz" in r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["a.wav"]
