@@ -88,6 +88,7 @@ typedef struct {
   GError *error;
   guint index;           /* in the shard's files */
   gboolean closed, kept; /* its output was closed after its last frames (finish_file()) */
+  gchar *warning;        /* fx_decoder_warning(), set by the worker */
 } BatchFile;
 
 typedef struct {
@@ -230,6 +231,7 @@ static gboolean read_file(Workers *w, FxDecoder *dec, BatchFile *f, GError **err
 
   if (!fx_decoder_start(dec, f->path, &caps, error))
     return FALSE;
+  f->warning = fx_decoder_warning(dec);
   if (!gst_audio_info_from_caps(&info, caps)) {
     g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "cannot decode: unexpected caps");
@@ -953,6 +955,25 @@ static void flush_group(Batch *b, GPtrArray *group)
   g_ptr_array_set_size(group, 0);
 }
 
+/* A file without frames (a valid empty input): its output is a valid empty file, as `process`
+ * writes it, without a group. */
+static void write_empty(Batch *b, BatchFile *f)
+{
+  FxWriter *w = fx_writer_new(f->out, b->opts.format);
+  GError *error = NULL;
+
+  if (fx_writer_write(w, NULL, 0, f->channels, b->rate, &error) &&
+      fx_writer_close(g_steal_pointer(&w), TRUE, &error)) {
+    b->written++;
+  } else {
+    fx_writer_close(w, FALSE, NULL);
+    fail_file(b, f->path, error->message);
+    g_clear_error(&error);
+  }
+  b->processed++;
+  batch_file_free_data(f);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static gint compare_paths(gconstpointer a, gconstpointer b)
@@ -1019,7 +1040,8 @@ int fx_cmd_batch(int argc, char **argv)
        "too large for a command line",
        "LIST"},
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
-       "Resample every file to R Hz (default: the first file's rate; other rates are refused)",
+       "Resample every file to R Hz, 1 to 768000 (default: the first file's rate; other rates are "
+       "refused)",
        "R"},
       {"memory", 'm', 0, G_OPTION_ARG_INT, &memory,
        "Decoded audio per group, in MiB (default 1024): files are processed in groups of at "
@@ -1046,7 +1068,7 @@ int fx_cmd_batch(int argc, char **argv)
   GOptionContext *ctx = g_option_context_new("-o DIR FILE...");
   Batch b = {0};
   GPtrArray *list = NULL, *group = NULL;
-  GHashTable *outputs = NULL;
+  GHashTable *outputs = NULL, *inputs = NULL;
   BatchFile *bf = NULL;
   Workers workers = {0};
   GError *error = NULL;
@@ -1205,6 +1227,14 @@ int fx_cmd_batch(int argc, char **argv)
     if (i % n == k - 1)
       nsel++;
   b.total = MAX(nsel, 1);
+  /* every input of the list (of every shard), by device and inode: no output may replace one,
+   * whatever path or link leads to it */
+  inputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < list->len; i++) {
+    gchar *key = fx_media_file_key(g_ptr_array_index(list, i));
+    if (key != NULL)
+      g_hash_table_add(inputs, key);
+  }
   bf = g_new0(BatchFile, MAX(nsel, 1));
   group = g_ptr_array_new();
   budget = (gsize) memory << 20;
@@ -1216,14 +1246,13 @@ int fx_cmd_batch(int argc, char **argv)
     f->path = g_ptr_array_index(list, i);
     f->out = output_path(outdir, f->path, ext);
     gboolean known = fx_media_output_supported(f->out);
-    gchar *cin = g_canonicalize_filename(f->path, NULL);
-    gchar *cout = g_canonicalize_filename(f->out, NULL);
+    gchar *key = fx_media_file_key(f->out);
     if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
-    else if (g_str_equal(cin, cout))
-      f->skip = "the output would overwrite the input (choose another -o DIR)";
-    g_free(cin);
-    g_free(cout);
+    else if (key != NULL && g_hash_table_contains(inputs, key))
+      f->skip = "its output would overwrite an input file, by this name, another path or a link "
+                "(choose another -o DIR)";
+    g_free(key);
   }
   workers.b = &b;
   g_mutex_init(&workers.lock);
@@ -1252,6 +1281,10 @@ int fx_cmd_batch(int argc, char **argv)
       b.processed++;
       continue;
     }
+    if (f->warning != NULL) {
+      fx_progress_done(&b.progress);
+      fprintf(stderr, "gst-fx: warning: %s: %s\n", f->path, f->warning);
+    }
     if (b.rate == 0)
       b.rate = f->rate;
     if (f->rate != b.rate) {
@@ -1262,6 +1295,10 @@ int fx_cmd_batch(int argc, char **argv)
       g_free(msg);
       batch_file_free_data(f);
       b.processed++;
+      continue;
+    }
+    if (f->frames == 0) {
+      write_empty(&b, f);
       continue;
     }
     if (f->nonfinite) {
@@ -1308,6 +1345,7 @@ out:
     for (guint i = 0; i < nsel; i++) {
       batch_file_free_data(&bf[i]);
       g_free(bf[i].out);
+      g_free(bf[i].warning);
     }
     g_free(bf);
   }
@@ -1317,6 +1355,8 @@ out:
     g_ptr_array_unref(list);
   if (outputs != NULL)
     g_hash_table_unref(outputs);
+  if (inputs != NULL)
+    g_hash_table_unref(inputs);
   fx_feeder_free(b.engine);
   for (guint i = 0; i < G_N_ELEMENTS(b.areas); i++)
     g_aligned_free(b.areas[i].p);

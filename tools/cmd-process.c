@@ -43,6 +43,25 @@ static gboolean drain(GstAppSink *sink, FxWriter *w, GError **error)
   return TRUE;
 }
 
+/* Creates the output of a stream without frames, in the format the chain negotiated (the input's
+ * when it did not get that far). */
+static gboolean write_empty(GstAppSink *sink, FxWriter *w, const GstAudioInfo *in, GError **error)
+{
+  GstPad *pad = gst_element_get_static_pad(GST_ELEMENT(sink), "sink");
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  GstAudioInfo info = *in;
+  gboolean ok;
+
+  if (caps != NULL && !gst_audio_info_from_caps(&info, caps))
+    info = *in;
+  ok = fx_writer_write(w, NULL, 0, GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info),
+                       error);
+  if (caps != NULL)
+    gst_caps_unref(caps);
+  gst_object_unref(pad);
+  return ok;
+}
+
 int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
                     FxProgress *progress, GError **error)
 {
@@ -73,6 +92,11 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
   if (!fx_decoder_start(dec, in, &caps, &err)) {
     g_set_error(error, err->domain, err->code, "%s: %s", in, err->message);
     goto out;
+  }
+  gchar *warning = fx_decoder_warning(dec);
+  if (warning != NULL) {
+    fprintf(stderr, "gst-fx: warning: %s: %s\n", in, warning);
+    g_free(warning);
   }
   gst_audio_info_from_caps(&info, caps);
   desc = g_strdup_printf("fxchain name=fx ! appsink name=sink sync=false "
@@ -119,6 +143,9 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
       break;
   }
   if (!fx_feeder_finish(feeder, &warnings, error) || !drain(sink, writer, error))
+    goto out;
+  /* a file without frames (a valid empty input) gives a valid empty output */
+  if (!fx_writer_opened(writer) && !write_empty(sink, writer, &info, error))
     goto out;
   if (!fx_writer_close(g_steal_pointer(&writer), TRUE, error))
     goto out;
@@ -184,7 +211,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
       {"format", 'f', 0, G_OPTION_ARG_STRING, &a->format,
        "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
       {"rate", 'r', 0, G_OPTION_ARG_INT, &a->rate,
-       "Resample to R Hz before processing (default: keep the file's rate)", "R"},
+       "Resample to R Hz (1 to 768000) before processing (default: keep the file's rate)", "R"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
        "No progress bar (it is only drawn when stdout is a terminal)", NULL},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->args, NULL,
@@ -237,13 +264,17 @@ int fx_cmd_process(int argc, char **argv)
                                  a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
+  /* by device and inode: OUT may be IN through a symbolic or a hard link, or a different path */
   gchar *cin = g_canonicalize_filename(a.args[0], NULL);
   gchar *cout = g_canonicalize_filename(a.args[1], NULL);
-  gboolean same = g_str_equal(cin, cout);
+  gboolean same = g_str_equal(cin, cout) || fx_media_same_file(a.args[0], a.args[1]);
   g_free(cin);
   g_free(cout);
   if (same) {
-    status = fx_tool_usage_error(ctx, "IN and OUT are the same file");
+    status = fx_tool_usage_error(ctx,
+                                 "IN and OUT are the same file (%s and %s, through a link "
+                                 "or another path): the input is never overwritten",
+                                 a.args[0], a.args[1]);
     goto out;
   }
   fx_tool_init();
@@ -289,11 +320,26 @@ int fx_cmd_process_many(int argc, char **argv)
     goto out;
   }
   fx_tool_init();
+  /* no output may be any input (by device and inode, through links too) */
+  GHashTable *inputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (gchar **p = a.args; *p != NULL; p++) {
+    gchar *key = fx_media_file_key(*p);
+    if (key != NULL)
+      g_hash_table_insert(inputs, key, *p);
+  }
   for (gchar **p = a.args; *p != NULL; p++) {
     gchar *base = g_path_get_basename(*p);
     gchar *out = g_build_filename(a.outdir, base, NULL);
+    gchar *key = fx_media_file_key(out);
+    const char *input = key != NULL ? g_hash_table_lookup(inputs, key) : NULL;
     GError *error = NULL;
-    if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
+    g_free(key);
+    if (input != NULL) {
+      fprintf(stderr,
+              "gst-fx: %s: the output %s would overwrite the input %s (choose another -o DIR)\n",
+              *p, out, input);
+      failed++;
+    } else if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
       fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
       failed++;
     }
@@ -301,6 +347,7 @@ int fx_cmd_process_many(int argc, char **argv)
     g_free(out);
     g_free(base);
   }
+  g_hash_table_unref(inputs);
   status = failed ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:

@@ -197,17 +197,19 @@ static gchar *format_csv(const double *freqs, int n, Stage *stages, int n_stages
 #ifdef FX_HAVE_RSVG
 static cairo_status_t write_png_chunk(void *closure, const unsigned char *data, unsigned int len)
 {
-  return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+  g_byte_array_append(closure, data, len);
+  return CAIRO_STATUS_SUCCESS;
 }
 
+/* Renders the SVG into memory, then writes the PNG through a temporary (fx_tool_write_file()). */
 static gboolean write_png(const char *svg, int width, int height, const char *path, GError **error)
 {
   RsvgHandle *handle = rsvg_handle_new_from_data((const guint8 *) svg, strlen(svg), error);
   cairo_surface_t *surface;
   cairo_t *cr;
   RsvgRectangle viewport = {0, 0, width, height};
+  GByteArray *png;
   gboolean ok;
-  FILE *f;
 
   if (handle == NULL)
     return FALSE;
@@ -215,20 +217,15 @@ static gboolean write_png(const char *svg, int width, int height, const char *pa
   cr = cairo_create(surface);
   ok = rsvg_handle_render_document(handle, cr, &viewport, error);
   cairo_destroy(cr);
-  if (ok) {
-    f = fopen(path, "wb");
-    if (f == NULL) {
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", path,
-                  g_strerror(errno));
-      ok = FALSE;
-    } else {
-      ok = cairo_surface_write_to_png_stream(surface, write_png_chunk, f) == CAIRO_STATUS_SUCCESS;
-      if (fclose(f) != 0 || !ok) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
-        ok = FALSE;
-      }
-    }
+  png = g_byte_array_new();
+  if (ok &&
+      cairo_surface_write_to_png_stream(surface, write_png_chunk, png) != CAIRO_STATUS_SUCCESS) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: PNG encoding failed", path);
+    ok = FALSE;
   }
+  if (ok)
+    ok = fx_tool_write_file(path, png->data, png->len, error);
+  g_byte_array_unref(png);
   cairo_surface_destroy(surface);
   g_object_unref(handle);
   return ok;
@@ -391,7 +388,7 @@ int fx_cmd_response(int argc, char **argv)
     goto out;
   }
 #endif
-  if (!g_file_set_contents(output, doc, -1, &error)) {
+  if (!fx_tool_write_file(output, doc, strlen(doc), &error)) {
     fprintf(stderr, "gst-fx: %s\n", error->message);
     status = FX_EXIT_FAILURE;
     goto out;

@@ -96,6 +96,23 @@ void fx_tool_init(void);
 /* Parses "2,5,10,20" into an array of guint (each in [1, max]); FALSE on a malformed list. */
 gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
 
+/* Output files are written under a temporary name in their directory and renamed over their
+ * final name only when complete, so a final name never holds a partial file. While a temporary
+ * exists, SIGINT, SIGTERM and SIGHUP remove every temporary before the process ends by that
+ * signal (exit status 128 + its number in a shell).
+ *
+ * A symbolic link at `path` is followed: the file it points to is the one replaced.
+ *
+ * fx_tool_temp_create(): creates ".NAME.gst-fx-XXXXXX" beside `path` (exclusive, mode 0666 less
+ * the umask) and returns its descriptor (the caller closes it), *temp its name; -1 with *error
+ * ("cannot write PATH: ...") on failure. fx_tool_temp_commit(): renames *temp over `path` (the
+ * temporary is removed when that fails). fx_tool_temp_discard(): removes it (NULL: nothing). */
+int fx_tool_temp_create(const char *path, gchar **temp, GError **error);
+gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error);
+void fx_tool_temp_discard(const char *temp);
+/* Writes `size` bytes to `path` through a temporary as above. */
+gboolean fx_tool_write_file(const char *path, const void *data, gsize size, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -26,8 +26,8 @@ int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char
     opts->format = "F64LE";
   else
     return fx_tool_usage_error(ctx, "--format must be F32LE or F64LE, not \"%s\"", format_arg);
-  if (opts->rate < 0)
-    return fx_tool_usage_error(ctx, "--rate must be a positive number of Hz");
+  if (opts->rate < 0 || opts->rate > FX_MEDIA_MAX_RATE)
+    return fx_tool_usage_error(ctx, "--rate must be from 1 to %d Hz", FX_MEDIA_MAX_RATE);
   if (opts->device != NULL && !g_strv_contains(device_nicks, opts->device))
     return fx_tool_usage_error(ctx, "--device must be auto, cpu or cuda, not \"%s\"", opts->device);
   if (opts->precision != NULL && !g_strv_contains(precision_nicks, opts->precision))
@@ -68,8 +68,33 @@ gboolean fx_media_output_supported(const char *path)
   return output_format(path, "F32LE") != 0;
 }
 
+gchar *fx_media_file_key(const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat(path, &st) != 0)
+    return NULL;
+  return g_strdup_printf("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, (guint64) st.st_dev,
+                         (guint64) st.st_ino);
+}
+
+gboolean fx_media_same_file(const char *a, const char *b)
+{
+  gchar *ka = fx_media_file_key(a), *kb = ka != NULL ? fx_media_file_key(b) : NULL;
+  gboolean same = kb != NULL && g_str_equal(ka, kb);
+
+  g_free(ka);
+  g_free(kb);
+  return same;
+}
+
+/* The output is written to a temporary beside OUT (fx_tool_temp_create()), renamed over OUT by
+ * fx_writer_close() once libsndfile has closed it: OUT never holds a partial file, and a failed
+ * run leaves whatever was there before. */
 struct _FxWriter {
   gchar *path;
+  gchar *temp; /* while it is being written */
+  int fd;
   gboolean f64;
   int sf_format;
   SNDFILE *sf;
@@ -81,6 +106,7 @@ FxWriter *fx_writer_new(const char *path, const char *format)
   FxWriter *w = g_new0(FxWriter, 1);
 
   w->path = g_strdup(path);
+  w->fd = -1;
   w->f64 = g_str_equal(format, "F64LE");
   w->sf_format = output_format(path, format);
   return w;
@@ -109,7 +135,13 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
                   channels, rate);
       return FALSE;
     }
-    w->sf = sf_open(w->path, SFM_WRITE, &info);
+    if (w->fd < 0) {
+      w->fd = fx_tool_temp_create(w->path, &w->temp, error);
+      if (w->fd < 0)
+        return FALSE;
+    }
+    /* the descriptor stays ours (closed by fx_writer_close()) */
+    w->sf = sf_open_fd(w->fd, SFM_WRITE, &info, SF_FALSE);
     if (w->sf == NULL) {
       gchar *line = g_strdup(sf_strerror(NULL));
       g_strdelimit(line, "\r\n", ' ');
@@ -143,20 +175,33 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
   return TRUE;
 }
 
+gboolean fx_writer_opened(FxWriter *w)
+{
+  return w->sf != NULL;
+}
+
 gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
 {
   gboolean ok = TRUE;
 
   if (w == NULL)
     return TRUE;
-  if (w->sf != NULL) {
-    if (sf_close(w->sf) != 0 && keep) {
-      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
-      ok = FALSE;
-    }
-    if (!keep || !ok)
-      g_unlink(w->path);
+  if (w->sf != NULL && sf_close(w->sf) != 0 && keep) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
+    ok = FALSE;
   }
+  if (w->fd >= 0 && close(w->fd) != 0 && keep && ok) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", w->path,
+                g_strerror(errno));
+    ok = FALSE;
+  }
+  if (w->temp != NULL) {
+    if (keep && ok && w->sf != NULL)
+      ok = fx_tool_temp_commit(w->temp, w->path, error);
+    else
+      fx_tool_temp_discard(w->temp);
+  }
+  g_free(w->temp);
   g_free(w->path);
   g_free(w);
   return ok;
@@ -198,6 +243,114 @@ static void set_error_from_message(GError **error, GstMessage *msg, const char *
 /* ---------------------------------------------------------------------------------------- */
 /* Decoder                                                                                   */
 
+/* What a file's header may announce, checked before anything is built for it (see media.h:
+ * FX_MEDIA_MAX_RATE). `frames` < 0: unknown. */
+static gboolean check_stream(gint rate, gint channels, gint target_rate, gint64 frames,
+                             GError **error)
+{
+  if (rate < 1 || rate > FX_MEDIA_MAX_RATE) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "sample rate %d Hz in the header is out of range (1 to %d Hz)", rate,
+                FX_MEDIA_MAX_RATE);
+    return FALSE;
+  }
+  if (channels < 1 || channels > FX_MEDIA_MAX_CHANNELS) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "%d channels in the header is out of range (1 to %d)", channels,
+                FX_MEDIA_MAX_CHANNELS);
+    return FALSE;
+  }
+  if (target_rate > 0 && target_rate != rate &&
+      (rate / target_rate >= FX_MEDIA_MAX_RESAMPLE ||
+       target_rate / rate >= FX_MEDIA_MAX_RESAMPLE)) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "resampling from %d Hz to %d Hz is beyond a ratio of %d", rate, target_rate,
+                FX_MEDIA_MAX_RESAMPLE);
+    return FALSE;
+  }
+  /* the decoded (and resampled) stream in the processing format must be addressable: batch
+   * holds such a file in memory */
+  if (frames > 0) {
+    guint64 out = target_rate > 0
+                      ? gst_util_uint64_scale_int_ceil((guint64) frames, target_rate, rate)
+                      : (guint64) frames;
+    if (out == G_MAXUINT64 || out > (guint64) (G_MAXSSIZE / 8 / channels)) {
+      g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                  "%" G_GINT64_FORMAT " frames in the header is more than can be "
+                  "held",
+                  frames);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Frames the header of a wav, w64 or aiff file announces (libsndfile reads the frames there, so a
+ * truncated file has fewer than this; its log gives the size of the sample chunk), or -1. */
+static gint64 announced_frames(SNDFILE *sf, const SF_INFO *info)
+{
+  char log[4096];
+  gchar **lines;
+  const char *chunk;
+  gint64 announced, overhead, frames = -1;
+  int width;
+
+  switch (info->format & SF_FORMAT_SUBMASK) {
+  case SF_FORMAT_PCM_S8:
+  case SF_FORMAT_PCM_U8:
+  case SF_FORMAT_ULAW:
+  case SF_FORMAT_ALAW:
+    width = 1;
+    break;
+  case SF_FORMAT_PCM_16:
+    width = 2;
+    break;
+  case SF_FORMAT_PCM_24:
+    width = 3;
+    break;
+  case SF_FORMAT_PCM_32:
+  case SF_FORMAT_FLOAT:
+    width = 4;
+    break;
+  case SF_FORMAT_DOUBLE:
+    width = 8;
+    break;
+  default:
+    return -1;
+  }
+  /* the chunk holding the samples, as libsndfile logs it, and the bytes of that size that are
+   * not samples: wav's "data" counts samples only, w64's includes its 24-byte chunk header,
+   * aiff's "SSND" its 8 bytes of offset and block size */
+  switch (info->format & SF_FORMAT_TYPEMASK) {
+  case SF_FORMAT_WAV:
+  case SF_FORMAT_WAVEX:
+    chunk = "data : ";
+    overhead = 0;
+    break;
+  case SF_FORMAT_W64:
+    chunk = "data : ";
+    overhead = 24;
+    break;
+  case SF_FORMAT_AIFF:
+    chunk = "SSND : ";
+    overhead = 8;
+    break;
+  default:
+    return -1;
+  }
+  log[0] = '\0';
+  sf_command(sf, SFC_GET_LOG_INFO, log, sizeof log);
+  lines = g_strsplit(log, "\n", -1);
+  for (gchar **l = lines; *l != NULL && frames < 0; l++) {
+    const char *line = *l + strspn(*l, " ");
+    if (g_str_has_prefix(line, chunk) &&
+        sscanf(line + strlen(chunk), "%" G_GINT64_FORMAT, &announced) == 1 && announced >= overhead)
+      frames = (announced - overhead) / ((gint64) width * info->channels);
+  }
+  g_strfreev(lines);
+  return frames;
+}
+
 /* One decoding pipeline: SOURCE ! audioconvert ! audioresample ! capsfilter ! appsink, where
  * SOURCE is `uridecodebin` (anything GStreamer decodes) or, for names ending in .wav,
  * `filesrc ! wavparse`, which skips type finding and autoplugging (the same wavparse that
@@ -218,6 +371,7 @@ struct _FxDecoder {
   goffset raw_off; /* fx_decoder_locate_pcm16(): where the samples start, or -1 */
   GstBuffer *first;
   GstCaps *caps;
+  gint64 found_frames, header_frames; /* a truncated file: the frames there and announced */
 };
 
 /* Frames per buffer of fx_decoder_pull() with libsndfile. */
@@ -248,19 +402,32 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
  * encoders need one), or channel-mask 0 (unpositioned) when there is none. */
 static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
+  const FxDecoder *dec = user_data;
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
   GstCaps *caps;
   GstStructure *st;
   gint channels = 0;
 
-  (void) pad;
-  (void) user_data;
   if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
     return GST_PAD_PROBE_OK;
   gst_event_parse_caps(event, &caps);
   if (gst_caps_get_size(caps) != 1)
     return GST_PAD_PROBE_OK;
   st = gst_caps_get_structure(caps, 0);
+  /* a stream out of bounds never reaches audioconvert and audioresample (a rate of 2^31 Hz
+   * resampled would need hundreds of GB): an error instead, which the decoder reports */
+  gint rate = 0;
+  GError *err = NULL;
+  if (gst_structure_get_int(st, "rate", &rate) &&
+      gst_structure_get_int(st, "channels", &channels) &&
+      !check_stream(rate, channels, dec->rate, -1, &err)) {
+    GstObject *parent = gst_pad_get_parent(pad);
+    gst_element_post_message(GST_ELEMENT(parent),
+                             gst_message_new_error(parent, err, "stream out of bounds"));
+    gst_object_unref(parent);
+    g_error_free(err);
+    return GST_PAD_PROBE_DROP;
+  }
   if (!gst_structure_get_int(st, "channels", &channels) || channels <= 2 ||
       gst_structure_has_field(st, "channel-mask"))
     return GST_PAD_PROBE_OK;
@@ -332,7 +499,8 @@ static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **
   }
   gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
   GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, NULL, NULL);
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, (gpointer) dec,
+                    NULL);
   gst_object_unref(pad);
   dp->bus = gst_element_get_bus(dp->pipeline);
   return dp;
@@ -347,6 +515,7 @@ FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
   dec->rate = opts->rate;
   dec->fd = -1;
   dec->raw_off = -1;
+  dec->found_frames = dec->header_frames = -1;
   return dec;
 }
 
@@ -364,6 +533,17 @@ void fx_decoder_stop(FxDecoder *dec)
   dec->fd = -1;
   gst_clear_buffer(&dec->first);
   gst_clear_caps(&dec->caps);
+  dec->found_frames = dec->header_frames = -1;
+}
+
+gchar *fx_decoder_warning(FxDecoder *dec)
+{
+  if (dec->header_frames < 0)
+    return NULL;
+  return g_strdup_printf("the file is truncated: %" G_GINT64_FORMAT
+                         " frames found, header says %" G_GINT64_FORMAT
+                         " (the frames found are processed)",
+                         dec->found_frames, dec->header_frames);
 }
 
 void fx_decoder_free(FxDecoder *dec)
@@ -420,20 +600,31 @@ static gboolean sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, 
   }
   if (sf == NULL)
     return FALSE;
-  if ((dec->rate > 0 && info.samplerate != dec->rate) || info.channels < 1 || info.samplerate < 1) {
+  /* a hostile or corrupt header is refused before anything is built for it; a truncated file is
+   * read as far as it goes (libsndfile counts the frames there), with a warning */
+  if (!check_stream(info.samplerate, info.channels, dec->rate,
+                    info.frames == SF_COUNT_MAX ? -1 : (gint64) info.frames, error)) {
+    g_prefix_error(error, "cannot decode: ");
     sf_close(sf);
     if (fd >= 0)
       close(fd);
     return FALSE;
   }
-  if (info.frames == 0) {
+  gint64 announced = announced_frames(sf, &info);
+  if (announced > info.frames) {
+    dec->found_frames = info.frames;
+    dec->header_frames = announced;
+  }
+  /* resampled by GStreamer, unless there is nothing to resample: a valid empty file gives an
+   * empty stream at the rate asked for */
+  if (dec->rate > 0 && info.samplerate != dec->rate && info.frames != 0) {
     sf_close(sf);
     if (fd >= 0)
       close(fd);
-    g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-                        "cannot decode: no audio in this file");
     return FALSE;
   }
+  if (info.frames == 0 && dec->rate > 0)
+    info.samplerate = dec->rate;
   /* integer PCM is scaled by 1 / 2^(bits-1) (libsndfile's default normalisation) */
   sf_command(sf, SFC_SET_NORM_FLOAT, NULL, SF_TRUE);
   sf_command(sf, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);

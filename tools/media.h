@@ -46,9 +46,25 @@ typedef struct {
   gint rate;             /* resample to this rate; 0: keep each file's rate */
 } FxMediaOptions;
 
+/* What a file may announce, checked when it is opened (a per-file error beyond these, before
+ * any pipeline is built for it): a sample rate from 1 Hz to FX_MEDIA_MAX_RATE (the highest PCM
+ * rate of audio interfaces, 16 x 48 kHz), 1 to FX_MEDIA_MAX_CHANNELS channels (libsndfile's
+ * limit), and with --rate a ratio between the two rates below FX_MEDIA_MAX_RESAMPLE, in either
+ * direction (audioresample's filter grows with the ratio: a header saying 2^31 Hz, resampled to
+ * 8 kHz, would need hundreds of GB). --rate itself is from 1 Hz to FX_MEDIA_MAX_RATE. */
+#define FX_MEDIA_MAX_RATE 768000
+#define FX_MEDIA_MAX_CHANNELS 1024
+#define FX_MEDIA_MAX_RESAMPLE 1024
+
 /* Checks --device/--precision/--format/--rate of a command (usage error on failure). Sets
  * opts->format to the normalised name. */
 int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg);
+
+/* "DEVICE:INODE" of the file `path` names (after following symbolic links), NULL when it does not
+ * exist: two paths with the same key are the same file (through a link or not). */
+gchar *fx_media_file_key(const char *path);
+/* TRUE when both paths exist and are the same file (fx_media_file_key()). */
+gboolean fx_media_same_file(const char *a, const char *b);
 
 /* TRUE when OUT's extension names a format FxWriter writes (wav, flac, ogg/oga; any case). */
 gboolean fx_media_output_supported(const char *path);
@@ -56,8 +72,10 @@ gboolean fx_media_output_supported(const char *path);
 /* The extensions FxWriter knows, for messages. */
 #define FX_MEDIA_EXTENSIONS "wav, flac, ogg"
 
-/* An output file written with libsndfile, in the format of its extension. Created on the first
- * fx_writer_write(); removed again when fx_writer_close() fails or is given `keep` = FALSE. */
+/* An output file written with libsndfile, in the format of its extension. Written to a temporary
+ * beside it (gst-fx.h: fx_tool_temp_create()) from the first fx_writer_write() on, and renamed
+ * over its name by fx_writer_close() with `keep` once complete; a failed or interrupted run
+ * removes the temporary and never touches the name. */
 typedef struct _FxWriter FxWriter;
 
 FxWriter *fx_writer_new(const char *path, const char *format);
@@ -65,7 +83,10 @@ FxWriter *fx_writer_new(const char *path, const char *format);
  * processing format): the first call fixes channels and rate. */
 gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
                          GError **error);
-/* Closes the file (keep = FALSE: removes it) and frees the writer. */
+/* TRUE once the first fx_writer_write() (of any number of frames, 0 too) created the file. */
+gboolean fx_writer_opened(FxWriter *w);
+/* Closes the file and, with `keep`, renames it into place (keep = FALSE: removes the temporary;
+ * the final name is left as it was), and frees the writer. */
 gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error);
 
 /* A reusable decoder: libsndfile, or a GStreamer pipeline (made when first needed and kept; a new
@@ -77,6 +98,9 @@ void fx_decoder_free(FxDecoder *dec);
 /* Starts decoding `path` and waits for the first decoded buffer. Sets *caps (ref owned by the
  * decoder) to the decoded caps. FALSE with *error ("cannot decode: …") on failure. */
 gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error);
+/* After start: for a file shorter than its header says, "the file is truncated: N frames found,
+ * header says M (...)" (free with g_free()); else NULL. */
+gchar *fx_decoder_warning(FxDecoder *dec);
 /* The next decoded buffer (the first one after start), or NULL at the end (*error unset) or on a
  * decoding error (*error set). */
 GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error);

@@ -3,9 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gst-fx.h"
 
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void fx_tool_find_plugin(void)
 {
@@ -304,4 +314,187 @@ GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, 
   }
   *fxchain = chain;
   return pipeline;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output files under a temporary name (see gst-fx.h)                                       */
+
+/* The temporaries that exist now (path -> TRUE), under temp_lock. The signal thread removes them
+ * all under the same lock and then ends the process, so a temporary is never created, renamed
+ * or left behind across a signal. */
+static GMutex temp_lock;
+static GHashTable *temp_paths;
+static int temp_pipe[2] = {-1, -1};
+static const int temp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Async-signal-safe: hands the signal to temp_signal_thread() through the pipe. */
+static void temp_on_signal(int sig)
+{
+  int saved = errno;
+  unsigned char c = (unsigned char) sig;
+
+  if (write(temp_pipe[1], &c, 1) < 0) {
+    /* nothing else can be done in a signal handler */
+  }
+  errno = saved;
+}
+
+/* Waits for a signal, removes every temporary and ends the process by the same signal (its
+ * default action: the shell's status is 128 + the signal's number, 130 for SIGINT). */
+static gpointer temp_signal_thread(gpointer data)
+{
+  unsigned char c = 0;
+  GHashTableIter it;
+  gpointer path;
+  sigset_t set;
+
+  (void) data;
+  for (;;) {
+    gssize n = read(temp_pipe[0], &c, 1);
+    if (n == 1)
+      break;
+    if (n == 0 || errno != EINTR)
+      return NULL;
+  }
+  g_mutex_lock(&temp_lock); /* held to the end: no temporary is created or renamed from now on */
+  g_hash_table_iter_init(&it, temp_paths);
+  while (g_hash_table_iter_next(&it, &path, NULL))
+    unlink(path);
+  signal(c, SIG_DFL);
+  sigemptyset(&set);
+  sigaddset(&set, c);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  raise(c);
+  _exit(128 + c);
+  return NULL;
+}
+
+/* Once: the registry and, for each of SIGINT, SIGTERM and SIGHUP not ignored when the program
+ * started (as under nohup), a handler that starts the clean-up. */
+static gpointer temp_init(gpointer data)
+{
+  (void) data;
+  temp_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (!g_unix_open_pipe(temp_pipe, FD_CLOEXEC, NULL))
+    return NULL;
+  g_thread_unref(g_thread_new("gst-fx-signals", temp_signal_thread, NULL));
+  for (size_t i = 0; i < G_N_ELEMENTS(temp_signals); i++) {
+    struct sigaction sa, old;
+    if (sigaction(temp_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+      continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = temp_on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(temp_signals[i], &sa, NULL);
+  }
+  return NULL;
+}
+
+/* Where `path` is written: the file a symbolic link there points to (so that a link to another
+ * disk keeps working, as when the file was opened through it), else `path` itself. */
+static gchar *temp_destination(const char *path)
+{
+  GStatBuf st;
+  char *real;
+
+  if (g_lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || (real = realpath(path, NULL)) == NULL)
+    return g_strdup(path);
+  gchar *dest = g_strdup(real);
+  free(real);
+  return dest;
+}
+
+int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
+{
+  static GOnce once = G_ONCE_INIT;
+  gchar *dest = temp_destination(path);
+  gchar *dir = g_path_get_dirname(dest), *base = g_path_get_basename(dest), *name;
+  int fd, err;
+
+  g_free(dest);
+  g_once(&once, temp_init, NULL);
+  /* hidden, in OUT's directory (the same file system, so that the rename is atomic); a long
+   * name is cut so that the suffix fits in a file name */
+  if (strlen(base) > 200)
+    base[200] = '\0';
+  name = g_strdup_printf(".%s.gst-fx-XXXXXX", base);
+  *temp = g_build_filename(dir, name, NULL);
+  g_free(name);
+  g_free(base);
+  g_free(dir);
+  g_mutex_lock(&temp_lock);
+  fd = g_mkstemp_full(*temp, O_RDWR | O_CLOEXEC, 0666);
+  err = errno;
+  if (fd >= 0)
+    g_hash_table_add(temp_paths, g_strdup(*temp));
+  g_mutex_unlock(&temp_lock);
+  if (fd < 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
+                g_strerror(err));
+    g_clear_pointer(temp, g_free);
+  }
+  return fd;
+}
+
+gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error)
+{
+  gchar *dest = temp_destination(path);
+  int r, err;
+
+  g_mutex_lock(&temp_lock);
+  r = rename(temp, dest);
+  err = errno;
+  if (r != 0)
+    unlink(temp);
+  g_hash_table_remove(temp_paths, temp);
+  g_mutex_unlock(&temp_lock);
+  g_free(dest);
+  if (r != 0)
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
+                g_strerror(err));
+  return r == 0;
+}
+
+void fx_tool_temp_discard(const char *temp)
+{
+  if (temp == NULL)
+    return;
+  g_mutex_lock(&temp_lock);
+  unlink(temp);
+  g_hash_table_remove(temp_paths, temp);
+  g_mutex_unlock(&temp_lock);
+}
+
+gboolean fx_tool_write_file(const char *path, const void *data, gsize size, GError **error)
+{
+  gchar *temp = NULL;
+  int fd = fx_tool_temp_create(path, &temp, error);
+  gsize done = 0;
+  int err = 0;
+
+  if (fd < 0)
+    return FALSE;
+  while (done < size) {
+    gssize n = write(fd, (const guint8 *) data + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += (gsize) n;
+  }
+  if (close(fd) != 0 && err == 0)
+    err = errno;
+  if (err != 0) {
+    fx_tool_temp_discard(temp);
+    g_free(temp);
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
+                g_strerror(err));
+    return FALSE;
+  }
+  gboolean ok = fx_tool_temp_commit(temp, path, error);
+  g_free(temp);
+  return ok;
 }
