@@ -2,11 +2,13 @@
  * gains of an impulse, ping-pong sides, note lengths, the first reflection of each reverb bank
  * at several rates), chunk invariance, non-finite input, the tail bounds and bad arguments.
  * SPDX-License-Identifier: GPL-3.0-or-later */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "delay.h"
+#include "finite.h"
 #include "fxcheck.h"
 #include "reverb.h"
 
@@ -213,8 +215,51 @@ static void test_bad_arguments(void)
   CHECK(fx_reverb_bytes(2, 1e300) == 0, "reverb absurd rate");
 }
 
+/* dsp/finite.c: every NaN/+-Inf becomes +0, wherever it sits relative to the scan's blocks;
+ * finite extremes (the largest, subnormals, -0) are left alone; the count is exact. */
+static void test_zero_nonfinite(void)
+{
+  const double bads[] = {NAN, -NAN, INFINITY, -INFINITY};
+  const double goods[] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0, 1.0};
+  const float goods_f[] = {FLT_MAX, -FLT_MAX, 1.4e-45f, -0.0f, 1.0f};
+  const size_t sizes[] = {1, 63, 64, 65, 200};
+  int wrong = 0;
+
+  for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+    const size_t n = sizes[si];
+    for (size_t at = 0; at < n; at++)
+      for (int b = 0; b < 4; b++) {
+        double d[200];
+        float f[200];
+        for (size_t i = 0; i < n; i++) {
+          d[i] = goods[i % 5];
+          f[i] = goods_f[i % 5];
+        }
+        d[at] = bads[b];
+        f[at] = (float) bads[b];
+        if (n > 1) { /* a second bad sample in another block when there is one */
+          d[n - 1 - at / 2] = bads[(b + 1) % 4];
+          f[n - 1 - at / 2] = (float) bads[(b + 1) % 4];
+        }
+        const size_t want = (n > 1 && n - 1 - at / 2 != at) ? 2 : 1;
+        wrong += fx_has_nonfinite(d, n, 1) != 1 || fx_has_nonfinite(f, n, 0) != 1;
+        wrong += fx_zero_nonfinite(d, n, 1) != want || fx_zero_nonfinite(f, n, 0) != want;
+        for (size_t i = 0; i < n; i++) {
+          const int was_bad = i == at || (n > 1 && i == n - 1 - at / 2);
+          const double wd = was_bad ? 0.0 : goods[i % 5];
+          const float wf = was_bad ? 0.0f : goods_f[i % 5];
+          wrong += memcmp(&d[i], &wd, sizeof(wd)) != 0 || memcmp(&f[i], &wf, sizeof(wf)) != 0;
+        }
+        wrong += fx_has_nonfinite(d, n, 1) != 0 || fx_has_nonfinite(f, n, 0) != 0;
+      }
+  }
+  CHECK(wrong == 0, "%d wrong results", wrong);
+  CHECK(fx_zero_nonfinite(NULL, 5, 0) == 0 && fx_has_nonfinite(NULL, 5, 1) == 0, "NULL");
+}
+
 int main(void)
 {
+  test_zero_nonfinite();
   test_note_lengths();
   test_delay_impulse();
   test_delay_ping_pong();
