@@ -111,8 +111,9 @@
  *   - The warm-up depends only on the input (the ring) and the coefficients, so the output stays
  *     independent of how the stream is split into buffers, changes included (gain ramps excepted:
  *     like dsp/gain.c they span one buffer).
- *   - Non-finite values: after each process() call the state and history are checked; if any is
- *     NaN/Inf, everything is reset and FX_PROCESS_NONFINITE is returned.
+ *   - Non-finite values: NaN/Inf input samples are replaced by 0 before anything else sees them
+ *     (FX_PROCESS_NONFINITE is returned). As a safety net, after each process() call the state
+ *     and history are checked; if any is NaN/Inf, everything is reset (same bit).
  *   - Not thread-safe: callers serialise access. */
 #include "cascade.h"
 
@@ -122,6 +123,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finite.h"
 #include "gain.h"
 #include "kernel.h"
 
@@ -1854,13 +1856,17 @@ unsigned fx_cascade_process(fx_cascade_t *c, void *data, size_t frames)
     return 0;
   const size_t C = (size_t) c->channels;
   unsigned char *bytes = data;
+  /* NaN and Inf become 0 before the ring, the history or the state see them: the output there
+   * is what the filter gives for a 0 input, and nothing else changes. */
+  const unsigned in_flags =
+      fx_zero_nonfinite(data, frames * C, c->format == FX_SAMPLE_F64) ? FX_PROCESS_NONFINITE : 0;
 
   c->dispatches++;
   c->fresh = 0;
   const uint64_t pos0 = c->ring_total;
   ring_push(c, data, frames);
   if (!c->installed)
-    return 0;
+    return in_flags;
 
   /* Checkpoints at the last two multiples of FX_RING inside this call (cut[i] frames in; only
    * with several stages: a single one never re-runs anything). */
@@ -1986,11 +1992,12 @@ unsigned fx_cascade_process(fx_cascade_t *c, void *data, size_t frames)
     }
   }
 
+  /* a safety net: finite input with finite, stable coefficients keeps the state finite */
   if (!all_finite(c)) {
     clear_stream(c);
     return FX_PROCESS_NONFINITE;
   }
-  return 0;
+  return in_flags;
 }
 
 /* ---------------------------------------------------------------------------------------------

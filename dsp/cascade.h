@@ -32,7 +32,9 @@ typedef enum {
 
 /* Bits returned by fx_cascade_process(). */
 enum {
-  FX_PROCESS_NONFINITE = 1 << 0, /* non-finite values reached the state; it was reset */
+  /* NaN/Inf input samples were replaced by 0 (or, never with finite input and coefficients,
+   * non-finite values reached the state and it was reset) */
+  FX_PROCESS_NONFINITE = 1 << 0,
 };
 
 typedef struct fx_cascade fx_cascade_t;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finite.h"
 #include "kernel_fpmode.h"
 #include "ramp.h"
 
@@ -26,7 +27,19 @@ struct fx_delay {
   fx_ramp_t feedback, mix, pp;
   double d_cur, d_next, d_target; /* delays in samples */
   size_t fade_left;               /* frames left of the running delay crossfade */
+
+  /* The tail bound's cache: the largest |value| in each segment of SEG frames of the ring, valid
+   * for every segment not written since seen_w; `unseen` frames were written since (at most
+   * size). So a bound costs the frames written since the last one plus two partial segments,
+   * not a scan of the whole readable line. */
+  double *seg_max;
+  size_t seg, nseg;
+  size_t seen_w, unseen;
+  uint64_t bound_reads; /* frames the bound has read (cost accounting for tests) */
 };
+
+/* Frames per segment of the tail bound's cache (the ring is a multiple: both powers of two). */
+#define SEG_FRAMES 4096
 
 double fx_delay_note_ms(double bpm, int denominator, int modifier)
 {
@@ -107,7 +120,10 @@ fx_delay_t *fx_delay_new(int channels, double rate, double max_delay_ms)
   d->mask = d->size - 1;
   d->line = calloc(1, bytes);
   d->tap = calloc((size_t) channels, sizeof(double));
-  if (!d->line || !d->tap) {
+  d->seg = d->size < SEG_FRAMES ? d->size : SEG_FRAMES;
+  d->nseg = d->size / d->seg;
+  d->seg_max = calloc(d->nseg, sizeof(double));
+  if (!d->line || !d->tap || !d->seg_max) {
     fx_delay_free(d);
     return NULL;
   }
@@ -125,13 +141,17 @@ void fx_delay_free(fx_delay_t *d)
     return;
   free(d->line);
   free(d->tap);
+  free(d->seg_max);
   free(d);
 }
 
 void fx_delay_reset(fx_delay_t *d)
 {
   memset(d->line, 0, d->size * (size_t) d->channels * sizeof(double));
+  memset(d->seg_max, 0, d->nseg * sizeof(double));
   d->w = 0;
+  d->seen_w = 0;
+  d->unseen = 0;
   d->fresh = 1;
   d->fade_left = 0;
 }
@@ -242,7 +262,7 @@ static inline size_t steady_run(const fx_delay_t *d, size_t want)
   return run;
 }
 
-#define FX_DELAY_PROCESS(NAME, T)                                                                  \
+#define FX_DELAY_PROCESS(NAME, T, ZERO)                                                            \
   int NAME(fx_delay_t *d, T *data, size_t frames)                                                  \
   {                                                                                                \
     const int C = d->channels;                                                                     \
@@ -250,6 +270,8 @@ static inline size_t steady_run(const fx_delay_t *d, size_t want)
     int bad_steady = 0;                                                                            \
     size_t n = 0;                                                                                  \
     fx_fpmode_t fpm;                                                                               \
+    /* NaN/Inf become 0 before the line sees them (one bad sample costs one sample) */             \
+    const int bad_in = ZERO(data, frames * (size_t) C) > 0;                                        \
                                                                                                    \
     if (d->fresh)                                                                                  \
       fx_delay_set(d, 1000.0 * d->d_target / d->rate, 0.0, 0.0, 0);                                \
@@ -281,7 +303,7 @@ static inline size_t steady_run(const fx_delay_t *d, size_t want)
       read_taps(d);                                                                                \
       if (p != 0.0) {                                                                              \
         double xl = x[0], xr = x[1], tl = d->tap[0], tr = d->tap[1];                               \
-        out[0] = (1.0 - p) * (xl + fb * tl) + p * (0.5 * (xl + xr) + fb * tr);                     \
+        out[0] = (1.0 - p) * (xl + fb * tl) + p * ((xl + xr) + fb * tr);                           \
         out[1] = (1.0 - p) * (xr + fb * tr) + p * (fb * tl);                                       \
         bad += out[0] * 0.0 + out[1] * 0.0;                                                        \
         x[0] = (T) ((1.0 - mix) * xl + mix * tl);                                                  \
@@ -298,33 +320,82 @@ static inline size_t steady_run(const fx_delay_t *d, size_t want)
       n++;                                                                                         \
     }                                                                                              \
     fpmode_leave(&fpm);                                                                            \
+    d->unseen = frames >= d->size - d->unseen ? d->size : d->unseen + frames;                      \
     if (isnan(bad) || bad_steady) {                                                                \
       size_t w = d->w;                                                                             \
       memset(d->line, 0, d->size *(size_t) C * sizeof(double));                                    \
       d->w = w;                                                                                    \
+      d->unseen = d->size;                                                                         \
       return 1;                                                                                    \
     }                                                                                              \
-    return 0;                                                                                      \
+    return bad_in;                                                                                 \
   }
 
-FX_DELAY_PROCESS(fx_delay_process_f32, float)
-FX_DELAY_PROCESS(fx_delay_process_f64, double)
+FX_DELAY_PROCESS(fx_delay_process_f32, float, fx_zero_nonfinite_f32)
+FX_DELAY_PROCESS(fx_delay_process_f64, double, fx_zero_nonfinite_f64)
 
-double fx_delay_tail_bound(const fx_delay_t *d)
+/* The largest |value| of `count` frames from ring frame `from` (no wrap). */
+static double frames_max(fx_delay_t *d, size_t from, size_t count)
 {
-  const int C = d->channels;
+  const size_t C = (size_t) d->channels;
+  const double *p = d->line + from * C;
+  double m = 0.0;
+
+  for (size_t k = 0; k < count * C; k++)
+    m = fmax(m, fabs(p[k]));
+  d->bound_reads += count;
+  return m;
+}
+
+/* Brings seg_max up to date for the segments written since the last call. */
+static void refresh_segments(fx_delay_t *d)
+{
+  size_t first, touched;
+
+  if (d->unseen == 0)
+    return;
+  first = d->seen_w / d->seg;
+  touched = (d->seen_w % d->seg + d->unseen - 1) / d->seg + 1;
+  if (d->unseen >= d->size || touched > d->nseg)
+    touched = d->nseg;
+  for (size_t k = 0; k < touched; k++) {
+    size_t s = (first + k) % d->nseg;
+    d->seg_max[s] = frames_max(d, s * d->seg, d->seg);
+  }
+  d->seen_w = d->w;
+  d->unseen = 0;
+}
+
+double fx_delay_tail_bound(fx_delay_t *d)
+{
   double D = fmax(d->d_cur, fmax(d->d_next, d->d_target));
-  size_t back = (size_t) D + 2, k;
+  size_t back = (size_t) D + 2, idx, left;
   double m = 0.0;
 
   if (back > d->size)
     back = d->size;
-  for (k = 1; k <= back; k++) {
-    const double *r = row(d, k);
-    for (int c = 0; c < C; c++)
-      m = fmax(m, fabs(r[c]));
+  refresh_segments(d);
+  /* the readable frames, w - back .. w - 1: whole segments from the cache, the partial ones at
+   * either end (which also hold frames outside the window) read directly */
+  idx = (d->w - back) & d->mask;
+  left = back;
+  while (left > 0) {
+    size_t off = idx % d->seg, run = d->seg - off;
+    if (run > left)
+      run = left;
+    if (off == 0 && run == d->seg)
+      m = fmax(m, d->seg_max[idx / d->seg]);
+    else
+      m = fmax(m, frames_max(d, idx, run));
+    idx = (idx + run) & d->mask;
+    left -= run;
   }
   /* With silent input every future output is mix * tap, and mix only moves between its current
    * value and its target. */
   return m * fmax(fabs(d->mix.cur), fabs(d->mix.target));
+}
+
+uint64_t fx_delay_tail_reads(const fx_delay_t *d)
+{
+  return d->bound_reads;
 }

@@ -5,6 +5,7 @@
 #define FX_DELAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,14 +20,17 @@ extern "C" {
  *
  * D is the delay in samples, delay_ms * rate / 1000, at least 1 (shorter delays play as one
  * sample). Ping-pong (stereo only; other channel counts ignore it) routes the echoes so that they
- * alternate: the mono sum enters the left line, each line feeds the other one:
+ * alternate: the sum of both inputs, at full level, enters the left line, each line feeds the
+ * other one:
  *
- *   in[L] = (x[L] + x[R]) / 2 + feedback * tap[R],   in[R] = feedback * tap[L]
+ *   in[L] = x[L] + x[R] + feedback * tap[R],   in[R] = feedback * tap[L]
  *
- * so echo k (k = 1, 2, ...) of an input, at k * D with gain feedback^(k-1), lands on the left for
- * odd k and on the right for even k. Internally ping-pong is a weight p in [0, 1] between the two
- * routings (in[L] = (1-p)(x[L] + fb tap[L]) + p((x[L]+x[R])/2 + fb tap[R]), in[R] = (1-p)(x[R] +
- * fb tap[R]) + p fb tap[L]), ramped like the other parameters.
+ * so echo k (k = 1, 2, ...) of an input, at k * D, lands on the left for odd k and on the right
+ * for even k, with amplitude feedback^(k-1) * (x[L] + x[R]): a source on one side only echoes at
+ * its own level (echo 1 = mix * x), a source equal in both channels at twice its level per
+ * channel (+6 dB, all of it on one side). Internally ping-pong is a weight p in [0, 1] between
+ * the two routings (in[L] = (1-p)(x[L] + fb tap[L]) + p(x[L] + x[R] + fb tap[R]), in[R] =
+ * (1-p)(x[R] + fb tap[R]) + p fb tap[L]), ramped like the other parameters.
  *
  * Changes: feedback, mix and p move linearly to their new values over FX_DELAY_RAMP_S seconds
  * (fx_ramp_t); a new delay crossfades linearly from the old tap to the new one over the same time
@@ -66,15 +70,21 @@ double fx_delay_max_ms(const fx_delay_t *d);
 /* New targets. delay_ms is clamped to [0, max], feedback to [0, 0.999], mix to [0, 1]. */
 void fx_delay_set(fx_delay_t *d, double delay_ms, double feedback, double mix, int ping_pong);
 
-/* Processes `frames` interleaved frames in place. Returns 1 when the input held NaN or Inf: the
- * history is then cleared (the following buffers are clean); 0 otherwise. */
+/* Processes `frames` interleaved frames in place. NaN and Inf input samples are replaced by 0
+ * before the line sees them. Returns 1 when the input held NaN or Inf, else 0. (As a safety net
+ * the line is cleared if it ever held a non-finite value, which finite input cannot cause.) */
 int fx_delay_process_f32(fx_delay_t *d, float *data, size_t frames);
 int fx_delay_process_f64(fx_delay_t *d, double *data, size_t frames);
 
 /* An upper bound of |y| for every future frame while the input is silent: mix times the largest
  * magnitude in the part of the line that can still be read (feedback < 1 never grows it). The
- * echo tail is over once it is small. */
-double fx_delay_tail_bound(const fx_delay_t *d);
+ * echo tail is over once it is small. Its cost does not grow with the delay: it reads the frames
+ * written since the previous call and at most two segments of 4096 frames (whole segments come
+ * from a cache of their maxima). */
+double fx_delay_tail_bound(fx_delay_t *d);
+
+/* Frames fx_delay_tail_bound() has read since creation (cost accounting, for tests). */
+uint64_t fx_delay_tail_reads(const fx_delay_t *d);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finite.h"
 #include "kernel_fpmode.h"
 #include "ramp.h"
 
@@ -261,12 +262,14 @@ static void run_allpasses(bank_t *b, double *acc, size_t n)
   }
 }
 
-#define FX_REVERB_PROCESS(NAME, T)                                                                 \
+#define FX_REVERB_PROCESS(NAME, T, ZERO)                                                           \
   int NAME(fx_reverb_t *r, T *data, size_t frames)                                                 \
   {                                                                                                \
     const int C = r->channels;                                                                     \
     double bad = 0.0;                                                                              \
     fx_fpmode_t fpm;                                                                               \
+    /* NaN/Inf become 0 before the combs see them (one bad sample costs one sample) */             \
+    const int bad_in = ZERO(data, frames * (size_t) C) > 0;                                        \
                                                                                                    \
     if (r->fresh)                                                                                  \
       fx_reverb_set(r, 0.5, 0.5, 0.0, 1.0);                                                        \
@@ -317,11 +320,11 @@ static void run_allpasses(bank_t *b, double *acc, size_t n)
       r->fresh = fresh;                                                                            \
       return 1;                                                                                    \
     }                                                                                              \
-    return 0;                                                                                      \
+    return bad_in;                                                                                 \
   }
 
-FX_REVERB_PROCESS(fx_reverb_process_f32, float)
-FX_REVERB_PROCESS(fx_reverb_process_f64, double)
+FX_REVERB_PROCESS(fx_reverb_process_f32, float, fx_zero_nonfinite_f32)
+FX_REVERB_PROCESS(fx_reverb_process_f64, double, fx_zero_nonfinite_f64)
 
 double fx_reverb_tail_bound(const fx_reverb_t *r)
 {

@@ -50,7 +50,8 @@ void fx_reverb_reset(fx_reverb_t *r);
 /* New targets, each clamped to [0, 1]. */
 void fx_reverb_set(fx_reverb_t *r, double room_size, double damping, double mix, double width);
 
-/* In place. Returns 1 when the input held NaN or Inf (the state is then cleared), else 0. */
+/* In place. NaN and Inf input samples are replaced by 0 before the state sees them. Returns 1
+ * when the input held NaN or Inf, else 0. */
 int fx_reverb_process_f32(fx_reverb_t *r, float *data, size_t frames);
 int fx_reverb_process_f64(fx_reverb_t *r, double *data, size_t frames);
 

@@ -12,9 +12,12 @@
  * triplet x2/3: at 120 bpm `1/4` is 500 ms, `1/8d` 375 ms, `1/8t` 166.7 ms). Fractional delays
  * are read with linear interpolation; delays under one sample play as one sample.
  *
- * `ping-pong` (stereo streams; other channel counts ignore it) feeds the mono sum into the left
- * line and cross-feeds the lines, so echo k of a sound lands on the left for odd k and on the
- * right for even k, with gain feedback^(k-1).
+ * `ping-pong` (stereo streams; other channel counts ignore it) feeds the sum of both inputs, at
+ * full level, into the left line and cross-feeds the lines (left line <- L + R + feedback * right
+ * tap, right line <- feedback * left tap), so echo k of a sound lands on the left for odd k and on
+ * the right for even k, with amplitude mix * feedback^(k-1) * (L + R): a sound panned hard to
+ * either side echoes at its own level; a centred sound (equal in L and R) echoes at twice its
+ * per-channel level, all on one side.
  *
  * Changes of `feedback`, `mix` and `ping-pong` ramp linearly over 20 ms; a new delay crossfades
  * from the old tap to the new one over 20 ms, so automation never clicks. Buffers keep their

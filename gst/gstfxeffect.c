@@ -174,7 +174,7 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   gst_fx_tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
   count = gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0);
   if (count > 0)
-    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: the effect was reset"),
+    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: replaced by silence"),
                         ("%u buffer(s) with NaN or Inf samples since the last warning", count));
   return GST_FLOW_OK;
 }

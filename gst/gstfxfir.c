@@ -43,6 +43,7 @@
 #include "gstfxiirdesign.h" /* GST_TYPE_FX_FILTER_MODE */
 #include "gstfxprops.h"
 
+#include "finite.h"
 #include "fir.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_fir_debug);
@@ -807,14 +808,12 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   }
   frames = map.size / bpf;
   if (frames > 0) {
-    nonfinite = fx_fir_has_nonfinite(map.data, frames * (size_t) channels, is_f64);
+    /* NaN/Inf become 0 before the history sees them: one bad sample costs one output sample */
+    nonfinite = fx_zero_nonfinite(map.data, frames * (size_t) channels, is_f64) > 0;
     fx_fir_stream_process(self->stream, map.data, map.data, frames);
-    /* NaN/Inf would stay in the history for num-taps samples: start clean after this buffer */
-    if (nonfinite)
-      fx_fir_stream_reset(self->stream);
     warn = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), nonfinite) > 0;
   }
-  if (pending || fx_fir_stream_fading(self->stream) || nonfinite)
+  if (pending || fx_fir_stream_fading(self->stream))
     latency_changed = update_backend_locked(self);
   if (GST_BUFFER_PTS_IS_VALID(buf) && GST_BUFFER_DURATION_IS_VALID(buf))
     self->next_ts = GST_BUFFER_PTS(buf) + GST_BUFFER_DURATION(buf);
@@ -827,7 +826,7 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (latency_changed)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   if (warn)
-    GST_ELEMENT_WARNING(self, STREAM, DECODE, ("NaN or Inf in the input"),
-                        ("the filter history was reset after this buffer"));
+    GST_ELEMENT_WARNING(self, STREAM, DECODE, ("NaN or Inf in the input: replaced by silence"),
+                        ("NaN or Inf samples were replaced by 0 before the filter"));
   return GST_FLOW_OK;
 }

@@ -8,9 +8,10 @@
  *
  * Multiplies the signal by `gain` dB. A gain change (set directly or by a #GstControlSource) is
  * ramped linearly sample by sample over the next buffer, so it never steps or clicks. With `clip`
- * the output is hard-clipped to [-1, 1]. At 0 dB without clipping the element is in passthrough
- * (controllers are still synced). Inside `fxchain` a non-clipping fxgain folds into the fused
- * cascade.
+ * the output is hard-clipped to [-1, 1]. NaN and Inf input samples become 0 (one rate-limited
+ * warning). At 0 dB without clipping the element is in passthrough (controllers are still synced)
+ * and buffers pass untouched, non-finite samples included. Inside `fxchain` a non-clipping fxgain
+ * folds into the fused cascade.
  *
  * ## Example launch line
  * |[
@@ -24,6 +25,7 @@
 #include "gstfxgain.h"
 #include "gstfxprops.h"
 
+#include "finite.h"
 #include "gain.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_gain_debug);
@@ -54,6 +56,7 @@ struct _GstFxGain {
   double current;    /* the linear gain the last buffer ended with */
   gboolean have_current;
   gboolean is_f64;
+  GstFxNonfiniteLimit nonfinite;
 };
 
 G_DEFINE_TYPE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER)
@@ -134,6 +137,7 @@ static void gst_fx_gain_init(GstFxGain *self)
   self->clip = DEFAULT_CLIP;
   self->target = 1.0;
   self->current = 1.0;
+  gst_fx_nonfinite_reset(&self->nonfinite);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
 }
@@ -163,6 +167,7 @@ static gboolean gst_fx_gain_start(GstBaseTransform *trans)
   GstFxGain *self = GST_FX_GAIN(trans);
 
   self->have_current = FALSE;
+  gst_fx_nonfinite_reset(&self->nonfinite);
   return TRUE;
 }
 
@@ -201,7 +206,8 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
   GstMapInfo map;
   double target = self->target, from;
-  size_t frames;
+  size_t frames, bad = 0;
+  guint count;
 
   if (bpf == 0 || channels < 1) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
@@ -217,6 +223,7 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   }
   frames = map.size / bpf;
   if (frames > 0) {
+    bad = fx_zero_nonfinite(map.data, frames * (size_t) channels, self->is_f64);
     if (self->is_f64)
       fx_gain_apply_f64((double *) map.data, frames, channels, from, target, self->clip_now);
     else
@@ -225,5 +232,9 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
     self->have_current = TRUE;
   }
   gst_buffer_unmap(buf, &map);
+  count = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad > 0);
+  if (count > 0)
+    GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
+                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
   return GST_FLOW_OK;
 }

@@ -831,8 +831,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     g_free(warn_fail);
   }
   if (count > 0) {
-    GST_ELEMENT_WARNING(self, STREAM, FAILED,
-                        ("NaN or Inf in the input: the filter state was reset"),
+    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: replaced by silence"),
                         ("%u buffer(s) with NaN or Inf samples since the last warning", count));
   }
   return GST_FLOW_OK;

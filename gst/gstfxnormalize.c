@@ -13,10 +13,13 @@
  * together (one gain) or, with `per-channel`, per channel (one gain each). Silence keeps gain 1.
  * Nothing is clipped: rms and percentile targets can put peaks above 0 dBFS.
  *
- * The held stream is bounded by `max-duration` (ns of audio, 0 = unbounded): past it the element
- * posts an error instead of growing without limit. Live sources are refused with an error (a
- * live pipeline cannot wait for EOS). A flush discards what is held; a caps change normalises and
- * pushes what was held under the old caps first.
+ * The held stream is bounded by `max-duration` (ns of audio, 0 = unbounded) and by 2048 MiB of
+ * audio whatever `max-duration` says: past either the element posts an error instead of growing
+ * without limit. Nothing but the held buffers grows with the stream: the percentile is selected
+ * from them in place (2 reads of the held audio for F32, 4 for F64, per level computed). NaN and
+ * Inf input samples become 0 before they reach the statistics (one rate-limited warning). Live
+ * sources are refused with an error (a live pipeline cannot wait for EOS). A flush discards what is
+ * held; a caps change normalises and pushes what was held under the old caps first.
  *
  * After each EOS the gains are in the read-only `gains` property and in an element message
  * `fxnormalize` with fields `mode` (string), `frames` (guint64), `levels` and `gains`
@@ -35,6 +38,7 @@
 #include "gstfxnormalize.h"
 #include "gstfxprops.h"
 
+#include "finite.h"
 #include "normalize.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
@@ -45,6 +49,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
 #define DEFAULT_PERCENTILE 99.9
 #define DEFAULT_PER_CHANNEL FALSE
 #define DEFAULT_MAX_DURATION (3600 * GST_SECOND)
+/* Refuse to hold more audio than this (the same limit as fxdelay's line and fxreverb's state). */
+#define MAX_HELD_BYTES ((guint64) 1 << 31)
 
 enum {
   PROP_0,
@@ -72,6 +78,7 @@ struct _GstFxNormalize {
   fx_norm *stats;
   GstAudioInfo held_info; /* the format of what is held */
   guint64 held_frames;
+  GstFxNonfiniteLimit nonfinite;
   gboolean live_checked;
   gboolean failed;
 };
@@ -174,6 +181,7 @@ static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
   self->stats = NULL;
   self->live_checked = FALSE;
   self->failed = FALSE;
+  gst_fx_nonfinite_reset(&self->nonfinite);
   return TRUE;
 }
 
@@ -186,8 +194,7 @@ static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channe
   gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   gsize bpf = GST_AUDIO_INFO_BPF(info);
   guint64 n = channel < 0 ? self->held_frames * (guint64) ch : self->held_frames;
-  double *v;
-  size_t w = 0;
+  fx_norm_select *sel;
 
   if (mode == FX_NORM_PEAK) {
     *level = fx_norm_peak(self->stats, channel);
@@ -197,21 +204,23 @@ static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channe
     *level = fx_norm_rms(self->stats, channel);
     return TRUE;
   }
-  if (n > G_MAXSIZE / sizeof(double) || (v = g_try_new(double, MAX(n, 1))) == NULL)
+  /* selected from the held buffers themselves, a few reads over them: no copy of the audio */
+  if ((sel = fx_norm_select_new(f64, ch, channel, n, pct)) == NULL)
     return FALSE;
-  for (GList *l = self->held.head; l; l = l->next) {
-    GstBuffer *buf = l->data;
-    GstMapInfo map;
-    if (!gst_buffer_map(buf, &map, GST_MAP_READ))
-      continue;
-    if (f64)
-      w += fx_norm_collect_abs_f64((const double *) map.data, map.size / bpf, ch, channel, v + w);
-    else
-      w += fx_norm_collect_abs_f32((const float *) map.data, map.size / bpf, ch, channel, v + w);
-    gst_buffer_unmap(buf, &map);
+  while (fx_norm_select_pass(sel)) {
+    for (GList *l = self->held.head; l; l = l->next) {
+      GstBuffer *buf = l->data;
+      GstMapInfo map;
+      if (!gst_buffer_map(buf, &map, GST_MAP_READ)) {
+        fx_norm_select_free(sel);
+        return FALSE;
+      }
+      fx_norm_select_feed(sel, map.data, map.size / bpf);
+      gst_buffer_unmap(buf, &map);
+    }
   }
-  *level = fx_norm_percentile(v, w, pct);
-  g_free(v);
+  *level = fx_norm_select_result(sel);
+  fx_norm_select_free(sel);
   return TRUE;
 }
 
@@ -231,7 +240,6 @@ static GstFlowReturn release_held(GstFxNormalize *self)
   GstBuffer *buf;
   GstStructure *s;
   GValue ga = G_VALUE_INIT, la = G_VALUE_INIT;
-  gsize nonfinite;
 
   if (self->held.length == 0 || self->stats == NULL)
     return GST_FLOW_OK;
@@ -267,7 +275,6 @@ static GstFlowReturn release_held(GstFxNormalize *self)
     g_array_append_val(levels, level);
     g_array_append_val(gains, g);
   }
-  nonfinite = fx_norm_nonfinite(self->stats);
   GST_INFO_OBJECT(self, "%s over %" G_GUINT64_FORMAT " frames: level %g -> gain %g",
                   mode_nick(mode), self->held_frames, g_array_index(levels, double, 0),
                   g_array_index(gains, double, 0));
@@ -293,11 +300,6 @@ static GstFlowReturn release_held(GstFxNormalize *self)
   gst_structure_take_value(s, "levels", &la);
   gst_structure_take_value(s, "gains", &ga);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
-  if (nonfinite > 0)
-    GST_ELEMENT_WARNING(self, STREAM, FORMAT, (NULL),
-                        ("%" G_GSIZE_FORMAT " NaN or Inf input samples were left out of the "
-                         "level and replaced by silence",
-                         nonfinite));
 
   while ((buf = g_queue_pop_head(&self->held)) != NULL) {
     GstMapInfo map;
@@ -395,11 +397,46 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
     return GST_FLOW_ERROR;
   }
 
+  if ((self->held_frames + frames) * (guint64) bpf > MAX_HELD_BYTES) {
+    guint64 held = self->held_frames;
+    gst_buffer_unref(buf);
+    drop_held(self);
+    self->failed = TRUE;
+    GST_ELEMENT_ERROR(
+        self, RESOURCE, NO_SPACE_LEFT,
+        ("the stream is too large to hold: over %.0f MiB", (double) MAX_HELD_BYTES / 1048576.0),
+        ("fxnormalize holds the whole stream until EOS; %" G_GUINT64_FORMAT
+         " frames of %" G_GSIZE_FORMAT " bytes at %d Hz were held and the next "
+         "buffer would exceed the limit of %.0f MiB; normalise shorter pieces",
+         held, bpf, rate, (double) MAX_HELD_BYTES / 1048576.0));
+    return GST_FLOW_ERROR;
+  }
+
   /* Never sit on buffers of an upstream pool (it could run dry): keep a copy of those. */
   if (buf->pool != NULL) {
     GstBuffer *copy = gst_buffer_copy_deep(buf);
     gst_buffer_unref(buf);
     buf = copy;
+  }
+  /* NaN/Inf become 0 before the statistics see them; only a buffer that has some is made
+   * writable (a copy when it is shared). */
+  if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
+    gboolean bad = fx_has_nonfinite(map.data, frames * (gsize) GST_AUDIO_INFO_CHANNELS(info),
+                                    GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64);
+    guint count;
+    gst_buffer_unmap(buf, &map);
+    if (bad) {
+      buf = gst_buffer_make_writable(buf);
+      if (gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+        fx_zero_nonfinite(map.data, frames * (gsize) GST_AUDIO_INFO_CHANNELS(info),
+                          GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64);
+        gst_buffer_unmap(buf, &map);
+      }
+    }
+    count = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad);
+    if (count > 0)
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
+                          ("%u buffer(s) with NaN or Inf samples since the last warning", count));
   }
   if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
     if (GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64)
@@ -441,6 +478,7 @@ static gboolean gst_fx_normalize_sink_event(GstBaseTransform *trans, GstEvent *e
     break;
   }
   case GST_EVENT_FLUSH_STOP:
+    gst_fx_nonfinite_reset(&self->nonfinite);
     drop_held(self);
     self->failed = FALSE;
     self->live_checked = FALSE;
@@ -526,4 +564,5 @@ static void gst_fx_normalize_init(GstFxNormalize *self)
   self->max_duration = DEFAULT_MAX_DURATION;
   self->gains = g_array_new(FALSE, TRUE, sizeof(double));
   g_queue_init(&self->held);
+  gst_fx_nonfinite_reset(&self->nonfinite);
 }

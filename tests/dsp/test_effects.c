@@ -2,11 +2,13 @@
  * gains of an impulse, ping-pong sides, note lengths, the first reflection of each reverb bank
  * at several rates), chunk invariance, non-finite input, the tail bounds and bad arguments.
  * SPDX-License-Identifier: GPL-3.0-or-later */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "delay.h"
+#include "finite.h"
 #include "fxcheck.h"
 #include "reverb.h"
 
@@ -54,7 +56,7 @@ static void test_delay_ping_pong(void)
   float x[2 * 60] = {0};
   int bad = 0;
 
-  x[0] = 1.0f; /* left only: the mono sum is 0.5 */
+  x[0] = 1.0f; /* left only: L + R enters the left line at full level */
   fx_delay_set(d, 5.0, 0.8, 1.0, 1);
   fx_delay_process_f32(d, x, 60);
   for (int n = 0; n < 60; n++)
@@ -62,7 +64,7 @@ static void test_delay_ping_pong(void)
       int k = n / 5;
       double want = 0.0;
       if (n > 0 && n % 5 == 0 && (k % 2 == 1 ? c == 0 : c == 1))
-        want = 0.5 * pow(0.8, k - 1);
+        want = pow(0.8, k - 1);
       if (fabs(x[2 * n + c] - want) > 1e-6)
         bad++;
     }
@@ -156,19 +158,36 @@ static void test_reverb_scaling(void)
 
 static void test_nonfinite_and_tail(void)
 {
-  double x[64];
-  fx_delay_t *d = fx_delay_new(1, 1000.0, 20.0);
-  fx_reverb_t *r = fx_reverb_new(1, 1000.0);
+  double x[64], z[64];
+  fx_delay_t *d = fx_delay_new(1, 1000.0, 20.0), *dz = fx_delay_new(1, 1000.0, 20.0);
+  fx_reverb_t *r = fx_reverb_new(1, 1000.0), *rz = fx_reverb_new(1, 1000.0);
 
-  for (int i = 0; i < 64; i++)
+  /* a non-finite sample is processed as a 0: the output equals that of a 0 there, bit for bit,
+   * and the state stays what a 0 leaves (DESIGN: "Bad input") */
+  for (int i = 0; i < 64; i++) {
     x[i] = i == 3 ? NAN : 0.1;
+    z[i] = i == 3 ? 0.0 : 0.1;
+  }
   fx_delay_set(d, 5.0, 0.9, 0.5, 0);
+  fx_delay_set(dz, 5.0, 0.9, 0.5, 0);
   CHECK(fx_delay_process_f64(d, x, 64) == 1, "NaN reported");
-  CHECK(fx_delay_tail_bound(d) == 0.0, "line cleared");
-  for (int i = 0; i < 64; i++)
+  CHECK(fx_delay_process_f64(dz, z, 64) == 0, "clean input not reported");
+  CHECK(memcmp(x, z, sizeof(x)) == 0, "delay: NaN processed as 0");
+  CHECK(fx_delay_tail_bound(d) == fx_delay_tail_bound(dz) && fx_delay_tail_bound(d) > 0.0,
+        "delay line as after a 0");
+  for (int i = 0; i < 64; i++) {
     x[i] = i == 3 ? INFINITY : 0.1;
+    z[i] = i == 3 ? 0.0 : 0.1;
+  }
   fx_reverb_set(r, 0.5, 0.5, 0.5, 1.0);
+  fx_reverb_set(rz, 0.5, 0.5, 0.5, 1.0);
   CHECK(fx_reverb_process_f64(r, x, 64) == 1, "Inf reported");
+  fx_reverb_process_f64(rz, z, 64);
+  CHECK(memcmp(x, z, sizeof(x)) == 0, "reverb: Inf processed as 0");
+  CHECK(fx_reverb_tail_bound(r) == fx_reverb_tail_bound(rz), "reverb state as after a 0");
+  fx_delay_free(dz);
+  fx_reverb_free(rz);
+  fx_reverb_reset(r);
   CHECK(fx_reverb_tail_bound(r) == 0.0, "state cleared");
   /* silence decays: the bound falls under -90 dBFS */
   for (int i = 0; i < 64; i++)
@@ -196,8 +215,51 @@ static void test_bad_arguments(void)
   CHECK(fx_reverb_bytes(2, 1e300) == 0, "reverb absurd rate");
 }
 
+/* dsp/finite.c: every NaN/+-Inf becomes +0, wherever it sits relative to the scan's blocks;
+ * finite extremes (the largest, subnormals, -0) are left alone; the count is exact. */
+static void test_zero_nonfinite(void)
+{
+  const double bads[] = {NAN, -NAN, INFINITY, -INFINITY};
+  const double goods[] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0, 1.0};
+  const float goods_f[] = {FLT_MAX, -FLT_MAX, 1.4e-45f, -0.0f, 1.0f};
+  const size_t sizes[] = {1, 63, 64, 65, 200};
+  int wrong = 0;
+
+  for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+    const size_t n = sizes[si];
+    for (size_t at = 0; at < n; at++)
+      for (int b = 0; b < 4; b++) {
+        double d[200];
+        float f[200];
+        for (size_t i = 0; i < n; i++) {
+          d[i] = goods[i % 5];
+          f[i] = goods_f[i % 5];
+        }
+        d[at] = bads[b];
+        f[at] = (float) bads[b];
+        if (n > 1) { /* a second bad sample in another block when there is one */
+          d[n - 1 - at / 2] = bads[(b + 1) % 4];
+          f[n - 1 - at / 2] = (float) bads[(b + 1) % 4];
+        }
+        const size_t want = (n > 1 && n - 1 - at / 2 != at) ? 2 : 1;
+        wrong += fx_has_nonfinite(d, n, 1) != 1 || fx_has_nonfinite(f, n, 0) != 1;
+        wrong += fx_zero_nonfinite(d, n, 1) != want || fx_zero_nonfinite(f, n, 0) != want;
+        for (size_t i = 0; i < n; i++) {
+          const int was_bad = i == at || (n > 1 && i == n - 1 - at / 2);
+          const double wd = was_bad ? 0.0 : goods[i % 5];
+          const float wf = was_bad ? 0.0f : goods_f[i % 5];
+          wrong += memcmp(&d[i], &wd, sizeof(wd)) != 0 || memcmp(&f[i], &wf, sizeof(wf)) != 0;
+        }
+        wrong += fx_has_nonfinite(d, n, 1) != 0 || fx_has_nonfinite(f, n, 0) != 0;
+      }
+  }
+  CHECK(wrong == 0, "%d wrong results", wrong);
+  CHECK(fx_zero_nonfinite(NULL, 5, 0) == 0 && fx_has_nonfinite(NULL, 5, 1) == 0, "NULL");
+}
+
 int main(void)
 {
+  test_zero_nonfinite();
   test_note_lengths();
   test_delay_impulse();
   test_delay_ping_pong();

@@ -24,8 +24,8 @@ typedef struct {
   /* Each channel is filtered independently by the same filter (a 1024-channel stream equals 1024
    * mono streams). */
   gboolean independent;
-  /* Non-finite input resets a state and posts exactly one (rate-limited) warning per burst
-   * window; stateless elements pass non-finite samples through without a warning. */
+  /* Non-finite input samples are replaced by 0 and post exactly one (rate-limited) warning per
+   * burst window (DESIGN: "Bad input"). */
   gboolean warns_nonfinite;
   /* A string parameter changeable while playing and a second valid value for it (stress). */
   const char *string_param, *string_alt;
@@ -43,7 +43,7 @@ static const fx_elem_info_t fx_known[] = {
     {"fxbiquad", "type=peaking gain=6", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
     {"fxsos", "sections=\"0.2 0.4 0.2 1 -0.3 0.1; 1 -2 1 1 -1.8 0.81\"", TRUE, TRUE, TRUE,
      "sections", "1 0 0 1 0 0; 0.5 0.5 0 1 -0.5 0", FALSE},
-    {"fxgain", "gain=-6", TRUE, TRUE, FALSE, NULL, NULL, FALSE},
+    {"fxgain", "gain=-6", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
     {"fxchain",
      "chain=\"fxbutterworth name=c1 mode=high-pass cutoff=80 ! fxgain name=c2 gain=-3 ! "
      "fxbiquad name=c3 type=peaking gain=3 ! fxchebyshev1 name=c4 order=6\"",
@@ -60,7 +60,7 @@ static const fx_elem_info_t fx_known[] = {
     /* Effects with a tail rendered at EOS. */
     {"fxdelay", "delay=20 feedback=0.3 mix=0.5", FALSE, TRUE, TRUE, NULL, NULL, FALSE},
     {"fxreverb", "", FALSE, FALSE, TRUE, NULL, NULL, FALSE},
-    {"fxnormalize", "", FALSE, FALSE, FALSE, NULL, NULL, TRUE},
+    {"fxnormalize", "", FALSE, FALSE, TRUE, NULL, NULL, TRUE},
 };
 
 /* The table line of an element, or a default (no setup, weak assertions) for one not listed. */

@@ -353,8 +353,8 @@ GST_START_TEST(test_nonfinite_input)
   for (size_t b = 0; b < n_buffers; b++) {
     fx_stream_process(&s, x + b * frames * channels, frames, y);
     received++;
-    if (b < 5 || b > 13)
-      fail_unless(fx_all_finite(y, frames * channels), "buffer %u: non-finite output", (guint) b);
+    /* bad samples are processed as zeros: every buffer comes out finite, the bad ones too */
+    fail_unless(fx_all_finite(y, frames * channels), "buffer %u: non-finite output", (guint) b);
   }
   fx_stream_finish(&s);
   all = fx_join(s.log.warnings);

@@ -108,7 +108,7 @@ def ref_delay(x, rate, events, total=None, max_ms=2000.0, naive=False):
         xn = xx[n]
         if C == 2:
             line[n, 0] = ((1 - g_pp) * (xn[0] + g_fb * tap[0])
-                          + g_pp * (0.5 * (xn[0] + xn[1]) + g_fb * tap[1]))
+                          + g_pp * ((xn[0] + xn[1]) + g_fb * tap[1]))
             line[n, 1] = (1 - g_pp) * (xn[1] + g_fb * tap[1]) + g_pp * (g_fb * tap[0])
         else:
             line[n] = xn + g_fb * tap
@@ -293,22 +293,28 @@ def test_no_tail_without_feedback_energy():
 # ping-pong
 
 
-def test_ping_pong_alternates():
-    """A click on the left only: echo k at k*D has gain feedback^(k-1) times the mono sum (0.5)
-    and lands on the left for odd k, on the right for even k; nothing else is non-zero."""
+@pytest.mark.parametrize("mix", [1.0, 0.4])
+@pytest.mark.parametrize("source", [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)],
+                         ids=["hard-left", "hard-right", "centre"])
+def test_ping_pong_alternates(source, mix):
+    """A click (L, R): the dry part (1 - mix) * (L, R) at frame 0; echo k at k*D with amplitude
+    mix * feedback^(k-1) * (L + R), on the left for odd k, on the right for even k; nothing else.
+    A click panned hard to either side echoes at its own level (echo 1 = mix * 1)."""
     rate, fb, D = 8000, 0.6, 400  # 50 ms
     frames = 8 * D
     x = np.zeros((frames, 2))
-    x[0, 0] = 1.0
-    res = run_pipeline("fxdelay delay=50 feedback=%r mix=1 ping-pong=true" % fb, x, rate,
+    x[0] = source
+    res = run_pipeline("fxdelay delay=50 feedback=%r mix=%r ping-pong=true" % (fb, mix), x, rate,
                        split="random")
     assert not res.errors
     y = res.y
     expect = np.zeros_like(y)
+    expect[0] = (1.0 - mix) * np.array(source)
     for k in range(1, y.shape[0] // D + 1):
         if k * D < y.shape[0]:
-            expect[k * D, 0 if k % 2 else 1] = 0.5 * fb ** (k - 1)
-    assert np.max(np.abs(y - expect)) < 1e-12
+            expect[k * D, 0 if k % 2 else 1] = mix * fb ** (k - 1) * sum(source)
+    assert np.max(np.abs(y - expect)) < 1e-12, (np.flatnonzero(np.abs(y - expect) >= 1e-12),
+                                                y[D], expect[D])
 
 
 def test_ping_pong_ignored_for_mono():
@@ -498,9 +504,9 @@ def test_delay_beyond_max_delay_while_playing_is_refused():
     check_close(res.y, ref, np.float64, "refused delay")
 
 
-def test_nonfinite_input_resets():
-    """NaN in one buffer: a warning, the state is cleared, the following buffers are clean and
-    equal to the reference started from silence after that buffer."""
+def test_nonfinite_input_costs_one_sample():
+    """NaN in one buffer: one warning; the sample is processed as a 0, so the whole output (the
+    rest of that buffer, its echoes and the tail included) is the reference's for a 0 there."""
     rate = 8000
     x = noise(3000, 2, seed=12)
     x[1100, 0] = np.nan
@@ -508,9 +514,10 @@ def test_nonfinite_input_resets():
     assert not res.errors
     assert len(res.warnings) == 1 and "NaN" in res.warning_text()
     y = res.y
-    assert np.all(np.isfinite(y[1500:]))
-    ref = ref_delay(x[1500:], rate, [(0, params(20.0, 0.5, 0.5))], total=y.shape[0] - 1500)
-    check_close(y[1500:], ref, np.float64, "after NaN")
+    assert np.all(np.isfinite(y))
+    x0 = np.where(np.isfinite(x), x, 0.0)
+    ref = ref_delay(x0, rate, [(0, params(20.0, 0.5, 0.5))], total=y.shape[0])
+    check_close(y, ref, np.float64, "NaN as 0")
 
 
 def test_flush_between_runs_is_clean():
@@ -587,3 +594,87 @@ def test_line_too_large_is_an_error():
     res = run_pipeline("fxdelay max-delay=60000 delay=10", noise(16, 1024), 384000,
                        expect_error=True)
     assert res.errors and "max-delay" in res.error_text(), res.error_text()
+
+
+# ------------------------------------------------------------------------------------------------
+# the tail bound's cost (issue 14 item 8b): it must not scan the whole readable line per block
+
+
+def _delay_lib():
+    import ctypes
+    import fxdsp
+    lib = fxdsp.lib()
+    vp = ctypes.c_void_p
+    lib.fx_delay_new.restype = vp
+    lib.fx_delay_new.argtypes = [ctypes.c_int, ctypes.c_double, ctypes.c_double]
+    lib.fx_delay_free.argtypes = [vp]
+    lib.fx_delay_set.argtypes = [vp, ctypes.c_double, ctypes.c_double, ctypes.c_double,
+                                 ctypes.c_int]
+    lib.fx_delay_process_f64.restype = ctypes.c_int
+    lib.fx_delay_process_f64.argtypes = [vp, vp, ctypes.c_size_t]
+    lib.fx_delay_tail_bound.restype = ctypes.c_double
+    lib.fx_delay_tail_bound.argtypes = [vp]
+    lib.fx_delay_tail_reads.restype = ctypes.c_uint64
+    lib.fx_delay_tail_reads.argtypes = [vp]
+    return lib
+
+
+def _line_model(x, D, fb):
+    """line[n] = x[n] + fb * line[n - D] (an integer delay: the interpolation weight is 0)."""
+    line = np.array(x, dtype=np.float64)
+    for s in range(D, line.shape[0], D):
+        e = min(s + D, line.shape[0])
+        line[s:e] += fb * line[s - D:e - D]
+    return line
+
+
+@pytest.mark.parametrize("delay_ms,max_ms", [(60000.0, 60000.0), (100.0, 2000.0),
+                                             (100.0, 100.0)], ids=["60s", "100ms", "100ms-full"])
+def test_tail_bound_cost_and_value(delay_ms, max_ms):
+    """Per tail block the bound reads O(block) frames (a deterministic counter, not a timing):
+    the frames written since the last call plus at most two partial segments, whatever the
+    delay. Its value is still exactly mix * max |line| over the readable window (D + 2 frames),
+    from a numpy model of the line."""
+    rate, C, fb, mix, block = 48000, 2, 0.5, 0.5, 4096
+    lib = _delay_lib()
+    d = lib.fx_delay_new(C, float(rate), max_ms)
+    assert d
+    try:
+        lib.fx_delay_set(d, delay_ms, fb, mix, 0)
+        D = int(delay_ms * rate / 1000)
+        n_in, n_blocks = 48000, 40
+        total = n_in + n_blocks * block
+        x = np.zeros((total, C))
+        x[:n_in] = noise(n_in, C, seed=31)
+        line = _line_model(x, D, fb)
+        pos = 0
+        for b in range(-1, n_blocks):
+            n = n_in if b < 0 else block
+            buf = np.ascontiguousarray(x[pos:pos + n])
+            lib.fx_delay_process_f64(d, buf.ctypes.data, n)
+            pos += n
+            r0 = lib.fx_delay_tail_reads(d)
+            got = lib.fx_delay_tail_bound(d)
+            reads = lib.fx_delay_tail_reads(d) - r0
+            back = D + 2
+            want = mix * np.max(np.abs(line[max(0, pos - back):pos]))
+            assert got == pytest.approx(want, rel=1e-15, abs=0), (b, got, want)
+            if b >= 0:  # the frames just written (<= 2 segments) + 2 partial segments
+                assert reads <= 4 * 4096, "block %d: the bound read %d frames" % (b, reads)
+    finally:
+        lib.fx_delay_free(d)
+
+
+def test_long_delay_tail_renders():
+    """delay=60000 ms on 1 s of input: the tail runs to the 60 s cap and holds the first echo,
+    mix * x, at 60 s (closed form); the timeout is only a hang guard."""
+    rate = 48000
+    x = noise(rate, 1, seed=5)
+    res = run_pipeline("fxdelay delay=60000 max-delay=60000 feedback=0.5 mix=0.5", x, rate,
+                       split=4800, timeout=300)
+    assert not res.errors and res.eos
+    n_out = res.y.shape[0]
+    D = 60 * rate
+    assert n_out == rate + -(-D // TAIL_BLOCK) * TAIL_BLOCK, n_out
+    assert np.max(np.abs(res.y[D:D + rate, 0] - 0.5 * x[:, 0])) < 1e-12
+    assert np.max(np.abs(res.y[rate:D])) == 0.0 and np.max(np.abs(res.y[D + rate:])) == 0.0

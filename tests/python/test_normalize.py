@@ -291,3 +291,130 @@ def test_inside_fxchain_as_opaque_stage():
     assert_clean(b, frames=x.shape[0])
     assert np.array_equal(a.y, b.y)
     assert np.allclose(20 * np.log10(np.abs(a.y).max()), -3.0, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 14 item 8c: the percentile from the held audio itself (no copy), a byte limit, and
+# NaN/Inf processed as zeros
+
+
+def _select_lib():
+    lib = fxdsp.lib()
+    vp = ctypes.c_void_p
+    lib.fx_norm_select_new.restype = vp
+    lib.fx_norm_select_new.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint64,
+                                       ctypes.c_double]
+    lib.fx_norm_select_free.argtypes = [vp]
+    lib.fx_norm_select_pass.restype = ctypes.c_int
+    lib.fx_norm_select_pass.argtypes = [vp]
+    lib.fx_norm_select_feed.argtypes = [vp, vp, ctypes.c_size_t]
+    lib.fx_norm_select_result.restype = ctypes.c_double
+    lib.fx_norm_select_result.argtypes = [vp]
+    return lib
+
+
+def select_percentile(x, channel, q, pieces):
+    """The radix selection over x (frames x channels, float32 or float64) fed in `pieces`."""
+    lib = _select_lib()
+    x = np.ascontiguousarray(x)
+    frames, ch = x.shape
+    n = frames * ch if channel < 0 else frames
+    s = lib.fx_norm_select_new(int(x.dtype == np.float64), ch, channel, n, q)
+    assert s
+    try:
+        passes = 0
+        while lib.fx_norm_select_pass(s):
+            passes += 1
+            for a, b in pieces:
+                lib.fx_norm_select_feed(s, x[a:b].ctypes.data, b - a)
+        return lib.fx_norm_select_result(s), passes
+    finally:
+        lib.fx_norm_select_free(s)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_percentile_vs_numpy(dtype):
+    """The multi-pass selection equals numpy.percentile of |x| exactly (same ranks, numpy's
+    interpolation), over random data, many ties, zeros and subnormals, one channel or all,
+    whatever the pieces it is fed in; 2 passes for F32, 4 for F64."""
+    seed = int(__import__("os").environ.get("FX_TEST_SEED", "14"))
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for trial in range(60):
+        frames, ch = int(rng.integers(1, 3000)), int(rng.integers(1, 4))
+        kind = trial % 4
+        if kind == 0:
+            x = rng.standard_normal((frames, ch))
+        elif kind == 1:
+            x = rng.integers(-4, 5, (frames, ch)).astype(float) * 0.25  # ties, zeros, signs
+        elif kind == 2:
+            x = rng.standard_normal((frames, ch)) * 1e-310 if dtype == np.float64 else \
+                rng.standard_normal((frames, ch)) * 1e-40  # subnormals
+        else:
+            x = np.sort(rng.random((frames, ch)), axis=0)
+        x = x.astype(dtype)
+        cuts = np.sort(rng.integers(0, frames + 1, 3))
+        edges = [0] + [int(c) for c in cuts] + [frames]
+        pieces = [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+        for channel in [-1] + list(range(ch)):
+            v = np.abs(x.astype(np.float64)) if channel < 0 else \
+                np.abs(x[:, channel].astype(np.float64))
+            for q in (0.0, 50.0, 99.9, 100.0, float(rng.uniform(0, 100))):
+                got, passes = select_percentile(x, channel, q, pieces)
+                want = np.percentile(v, q)
+                assert passes == (4 if dtype == np.float64 else 2)
+                err = abs(got - want) / max(abs(want), 1e-320)
+                worst = max(worst, err)
+                assert err <= 1e-15, "seed %d trial %d channel %d q %r: %r vs %r" % (
+                    seed, trial, channel, q, got, want)
+    record("normalize", "rel_select_" + np.dtype(dtype).name, worst, "60 arrays")
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_percentile_nonfinite_as_zero(per_channel):
+    """NaN/Inf become 0 before the statistics: the percentile level is numpy's over |x| with
+    zeros there, one warning, and those samples come out as 0."""
+    x = signal(48000, 0.2, 2, seed=21).astype(np.float32)
+    x[:500, 0] = np.nan  # enough zeros to move the 5th percentile
+    x[700, 1] = np.inf
+    msgs = []
+    desc = "fxnormalize mode=percentile percentile=5 target=-20 per-channel=%s" % (
+        "true" if per_channel else "false")
+    res = run_pipeline(desc, x, 48000, split=1000, configure=collect_message(msgs))
+    assert not res.errors and len(res.warnings) == 1 and "NaN" in res.warnings[0][2]
+    x0 = np.where(np.isfinite(x), x, 0.0).astype(np.float64)
+    levels, gains = expected_gains(x0, "percentile", -20.0, 5.0, per_channel)
+    assert np.allclose(msgs[0]["levels"], levels, rtol=1e-12, atol=0), (msgs[0], levels)
+    assert np.all(res.y[~np.isfinite(x)] == 0.0) and np.all(np.isfinite(res.y))
+
+
+def test_held_bytes_limit():
+    """More than 2048 MiB held: an error from fxnormalize naming the limit (as fxdelay and
+    fxreverb refuse larger lines). The same 1 MiB buffer is pushed 2049 times (the element holds
+    references, so the test itself needs only 1 MiB)."""
+    pipeline = Gst.parse_launch(
+        "appsrc name=src format=time block=false "
+        "caps=audio/x-raw,format=F32LE,rate=48000,channels=2,layout=interleaved ! "
+        "fxnormalize name=fx mode=peak max-duration=0 ! fakesink sync=false")
+    src = pipeline.get_by_name("src")
+    frames = 1 << 17  # 1 MiB of F32 stereo
+    buf = Gst.Buffer.new_wrapped(np.zeros(frames * 2, dtype=np.float32).tobytes())
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PLAYING)
+    msg = None
+    try:
+        for k in range(2049):
+            src.emit("push-buffer", buf)
+            msg = bus.pop_filtered(Gst.MessageType.ERROR)
+            if msg is not None:
+                break
+        src.emit("end-of-stream")
+        if msg is None:
+            msg = bus.timed_pop_filtered(60 * Gst.SECOND,
+                                         Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    finally:
+        pipeline.set_state(Gst.State.NULL)
+    assert msg is not None and msg.type == Gst.MessageType.ERROR, "no error past 2048 MiB"
+    err, dbg = msg.parse_error()
+    assert msg.src.get_name() == "fx"
+    assert "2048 MiB" in err.message, (err.message, dbg)
