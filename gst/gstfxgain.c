@@ -10,7 +10,8 @@
  * ramped linearly sample by sample over the next buffer, so it never steps or clicks. With `clip`
  * the output is hard-clipped to [-1, 1]. NaN and Inf input samples become 0 (one rate-limited
  * warning). At 0 dB without clipping the element is in passthrough (controllers are still synced)
- * and buffers pass untouched, non-finite samples included. Inside `fxchain` a non-clipping fxgain
+ * and buffers pass untouched after a read-only scan; a buffer with NaN or Inf is copied if
+ * needed and its bad samples become 0 as at any other gain. Inside `fxchain` a non-clipping fxgain
  * folds into the fused cascade.
  *
  * ## Example launch line
@@ -188,8 +189,19 @@ static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buf
   self->target = target;
   self->clip_now = clip;
 
-  /* Passthrough only when nothing changes: unity gain now and at the end of the last buffer. */
+  /* Passthrough only when nothing changes: unity gain now and at the end of the last buffer,
+   * and no NaN or Inf in this buffer (a read-only scan; a buffer with one goes through
+   * transform_ip, which replaces it by 0 as for any other gain). */
   passthrough = !clip && target == 1.0 && (!self->have_current || self->current == 1.0);
+  if (passthrough) {
+    GstMapInfo map;
+    if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
+      gsize width = self->is_f64 ? sizeof(double) : sizeof(float);
+      if (fx_has_nonfinite(map.data, map.size / width, self->is_f64))
+        passthrough = FALSE;
+      gst_buffer_unmap(buffer, &map);
+    }
+  }
   if (passthrough != gst_base_transform_is_passthrough(trans))
     gst_base_transform_set_passthrough(trans, passthrough);
   if (passthrough) {

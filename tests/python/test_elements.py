@@ -492,3 +492,22 @@ def test_channels_f32(channels, precision):
             c, channels, ser, ser_scipy)
     if precision == "double":
         assert ser_db(y, ref) >= 140.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_gain_unity_passthrough_zeroes_nonfinite(dtype, bad):
+    """fxgain at 0 dB is in passthrough, yet a NaN/Inf sample still becomes 0 (issue 14 item 6):
+    the output equals the input with 0 in that place, bit for bit, and one warning is posted."""
+    from conftest import run_pipeline
+
+    x = case_rng("gain-unity-%s-%s" % (dtype.__name__, bad)).standard_normal((4800, 2))
+    x = (0.5 * x).astype(dtype)
+    x[1234, 1] = bad
+    expected = x.copy()
+    expected[1234, 1] = 0
+    res = run_pipeline("fxgain name=fx gain=0", x, rate=48000, split=480)
+    assert not res.errors, res.error_text()
+    assert res.y.shape == expected.shape
+    assert np.array_equal(res.y, expected)
+    assert len(res.warnings) == 1, res.warning_text()
