@@ -822,7 +822,6 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (frames > 0) {
     nonfinite = fx_fir_has_nonfinite(map.data, frames * (size_t) channels, is_f64);
     fx_fir_stream_process(self->stream, map.data, map.data, frames);
-    self->flowed = TRUE;
     /* NaN/Inf would stay in the history for num-taps samples: start clean after this buffer */
     if (nonfinite)
       fx_fir_stream_reset(self->stream);
@@ -836,6 +835,8 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
     self->next_ts = GST_BUFFER_PTS(buf) + gst_util_uint64_scale_int(frames, GST_SECOND, rate);
   if (GST_BUFFER_OFFSET_IS_VALID(buf))
     self->next_offset = GST_BUFFER_OFFSET(buf) + frames;
+  if (frames > 0)
+    self->flowed = TRUE; /* from now on a kernel change is crossfaded */
   g_mutex_unlock(&self->engine_lock);
   gst_buffer_unmap(buf, &map);
   if (latency_changed)
