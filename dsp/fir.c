@@ -308,14 +308,15 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fir_plan_t plan_cache[FIR_MAX_PLANS];
 static int plan_count;
 
-/* Complex forward/backward plans of n points, out of place (interleaved complex: FFTW's SIMD
- * codelets; two real channels per transform, see fir_engine_impl.h). FFTW's new-array execute
- * needs the planning arrays' alignment: every array the engine passes is fftw_malloc'd or a
- * 64-byte multiple into one. */
+/* Real-input forward (r2c) and backward (c2r) plans of n real points (n / 2 + 1 bins), out of
+ * place: one transform per channel (see fir_engine_impl.h). FFTW's new-array execute needs the
+ * planning arrays' alignment: every array the engine passes is fftw_malloc'd or a 64-byte
+ * multiple into one. */
 static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
 {
   const fir_plan_t *found = NULL;
   unsigned flags = (measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+  size_t nc = n / 2 + 1;
 
   pthread_mutex_lock(&plan_lock);
   for (int i = 0; i < plan_count; i++)
@@ -327,12 +328,13 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
   if (!found && plan_count < FIR_MAX_PLANS) {
     fir_plan_t p = {is_f64, measure, n, NULL, NULL};
     if (is_f64) {
-      fftw_complex *a = fftw_malloc(n * sizeof *a), *b = fftw_malloc(n * sizeof *b);
-      if (a && b) {
-        p.fwd = fftw_plan_dft_1d((int) n, a, b, FFTW_FORWARD, flags);
-        p.bwd = fftw_plan_dft_1d((int) n, a, b, FFTW_BACKWARD, flags);
+      double *r = fftw_malloc(n * sizeof *r);
+      fftw_complex *z = fftw_malloc(nc * sizeof *z);
+      if (r && z) {
+        p.fwd = fftw_plan_dft_r2c_1d((int) n, r, z, flags);
+        p.bwd = fftw_plan_dft_c2r_1d((int) n, z, r, flags);
       }
-      fftw_free(a), fftw_free(b);
+      fftw_free(r), fftw_free(z);
       if (!(p.fwd && p.bwd)) {
         if (p.fwd)
           fftw_destroy_plan(p.fwd);
@@ -341,12 +343,13 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
         p.fwd = p.bwd = NULL;
       }
     } else {
-      fftwf_complex *a = fftwf_malloc(n * sizeof *a), *b = fftwf_malloc(n * sizeof *b);
-      if (a && b) {
-        p.fwd = fftwf_plan_dft_1d((int) n, a, b, FFTW_FORWARD, flags);
-        p.bwd = fftwf_plan_dft_1d((int) n, a, b, FFTW_BACKWARD, flags);
+      float *r = fftwf_malloc(n * sizeof *r);
+      fftwf_complex *z = fftwf_malloc(nc * sizeof *z);
+      if (r && z) {
+        p.fwd = fftwf_plan_dft_r2c_1d((int) n, r, z, flags);
+        p.bwd = fftwf_plan_dft_c2r_1d((int) n, z, r, flags);
       }
-      fftwf_free(a), fftwf_free(b);
+      fftwf_free(r), fftwf_free(z);
       if (!(p.fwd && p.bwd)) {
         if (p.fwd)
           fftwf_destroy_plan(p.fwd);

@@ -8,31 +8,30 @@
 
 /* One FFT level: block B, P partitions of the kernel segment [B, B + P*B) ∩ [B, end). Its
  * output for input block m (available when block m is complete) is the segment's contribution to
- * output block m + 1, because the segment starts B taps in. Channels go through the FFTs in
- * pairs, one as the real and one as the imaginary part of a complex transform of 2B points (the
- * kernel is real, so the two stay apart): FFTW's complex transform of 2B points costs here about
- * what its real one does, so this halves the FFT work. */
+ * output block m + 1, because the segment starts B taps in. Every channel has its own real-input
+ * transforms of 2B points (r2c/c2r, B + 1 bins): channels never share a transform, so a channel's
+ * output depends on that channel's input alone, with that channel's own rounding (a loud, NaN or
+ * Inf neighbour cannot leak into it as it would through a shared complex transform). */
 typedef struct {
-  size_t B, P, S;         /* block, partitions, spectrum stride (>= 4B reals, 64-byte multiple) */
-  size_t pos;             /* frames of the current block received */
-  size_t slot;            /* ring slot the next spectrum goes to */
-  const fir_plan_t *plan; /* complex, 2B points */
+  size_t B, P, S; /* block, partitions, spectrum stride (>= 2B + 2 reals, 64-byte multiple) */
+  size_t pos;     /* frames of the current block received */
+  size_t slot;    /* ring slot the next spectrum goes to */
+  const fir_plan_t *plan; /* real-input, 2B points */
   FIR_T *H;               /* P spectra of the segment as (re, re) and (-im, im) per bin, S reals
                            * each, scaled by 1/(2B) */
-  FIR_T **in2;            /* per pair: previous and current input block (2B complex) */
-  FIR_T **X;              /* per pair: ring of P input spectra (2B complex, stride S) */
-  FIR_T **out;            /* per pair: this level's contribution to the current block, as
-                           * complex values (real: channel 2u, imaginary: channel 2u + 1) */
+  FIR_T **in2;            /* per channel: previous and current input block (2B reals) */
+  FIR_T **X;              /* per channel: ring of P input spectra (B + 1 complex, stride S) */
+  FIR_T **out;            /* per channel: this level's contribution to the current block (B) */
 } FE(fir_level_t);
 
 typedef struct {
-  int channels, pairs, nlev;
+  int channels, nlev;
   size_t nh;      /* taps done directly (head); 0 with a block latency (the head is all zeros) */
   size_t nh1;     /* history frames kept for the head: nh - 1, or 0 */
   FIR_T *hr;      /* head taps reversed, in the dot kernel's layout (fir_kernel.h) */
   FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
   FIR_T **y;      /* per channel: output of a chunk */
-  FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one complex block pair */
+  FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one block pair */
   FE(fir_level_t) lev[32];
   void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
   void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, size_t);
@@ -86,9 +85,9 @@ static void FE(fir_destroy)(void *impl)
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     FIR_FFTW(free)(L->H);
-    FE(fir_free_per_channel)(L->in2, f->pairs);
-    FE(fir_free_per_channel)(L->X, f->pairs);
-    FE(fir_free_per_channel)(L->out, f->pairs);
+    FE(fir_free_per_channel)(L->in2, f->channels);
+    FE(fir_free_per_channel)(L->X, f->channels);
+    FE(fir_free_per_channel)(L->out, f->channels);
   }
   free(f);
 }
@@ -103,37 +102,36 @@ static void FE(fir_reset)(void *impl)
     FE(fir_level_t) *L = &f->lev[l];
     L->pos = 0;
     L->slot = 0;
-    for (int u = 0; u < f->pairs; u++) {
-      memset(L->in2[u], 0, 4 * L->B * sizeof(FIR_T));
-      memset(L->X[u], 0, L->P * L->S * sizeof(FIR_T));
-      memset(L->out[u], 0, 2 * L->B * sizeof(FIR_T));
+    for (int c = 0; c < f->channels; c++) {
+      memset(L->in2[c], 0, 2 * L->B * sizeof(FIR_T));
+      memset(L->X[c], 0, L->P * L->S * sizeof(FIR_T));
+      memset(L->out[c], 0, L->B * sizeof(FIR_T));
     }
   }
 }
 
-/* Input block complete for pair u of level L: spectrum into the ring, the sum over the
- * partitions, back to time: the level's output for the next block (real part: channel 2u,
- * imaginary part: channel 2u + 1). */
-static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int u)
+/* Input block complete for channel c of level L: spectrum into the ring, the sum over the
+ * partitions, back to time: the level's output for the next block. */
+static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
 {
-  size_t B = L->B, nr = 4 * B, S = L->S, slot = L->slot;
-  FIR_T *x = L->X[u], *Y = f->Y;
+  size_t B = L->B, nr = 2 * B + 2, S = L->S, slot = L->slot;
+  FIR_T *x = L->X[c], *Y = f->Y;
 
-  FIR_FFTW(execute_dft)
-  (L->plan->fwd, (FIR_FFTW(complex) *) L->in2[u], (FIR_FFTW(complex) *) (x + slot * S));
+  FIR_FFTW(execute_dft_r2c)
+  (L->plan->fwd, L->in2[c], (FIR_FFTW(complex) *) (x + slot * S));
   memset(Y, 0, nr * sizeof(FIR_T));
   for (size_t p = 0; p < L->P; p++) {
     const FIR_T *h = L->H + 2 * p * S, *xq = x + ((slot + L->P - p) % L->P) * S;
     f->cmac(Y, h, h + S, xq, nr);
   }
-  FIR_FFTW(execute_dft)(L->plan->bwd, (FIR_FFTW(complex) *) Y, (FIR_FFTW(complex) *) f->tmp);
-  memcpy(L->out[u], f->tmp + 2 * B, 2 * B * sizeof(FIR_T));
-  memcpy(L->in2[u], L->in2[u] + 2 * B, 2 * B * sizeof(FIR_T));
+  /* c2r overwrites its input: Y is scratch, cleared before the next use */
+  FIR_FFTW(execute_dft_c2r)(L->plan->bwd, (FIR_FFTW(complex) *) Y, f->tmp);
+  memcpy(L->out[c], f->tmp + B, B * sizeof(FIR_T));
+  memcpy(L->in2[c], L->in2[c] + B, B * sizeof(FIR_T));
 }
 
 /* No head (a block latency): the levels read the interleaved input and write the interleaved
- * output directly; for stereo both are one copy of a complex block. in may equal out: every
- * level takes its input before any output is written. */
+ * output directly. in may equal out: every level takes its input before any output is written. */
 static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out,
                                       size_t frames)
 {
@@ -141,49 +139,32 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
 
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
-    for (int u = 0; u < f->pairs; u++) {
-      FIR_T *z = L->in2[u] + 2 * (L->B + L->pos);
-      size_t c0 = 2 * (size_t) u;
-      if (C == 2) {
-        memcpy(z, in, 2 * frames * sizeof(FIR_T));
-      } else if (c0 + 1 < C) {
-        for (size_t i = 0; i < frames; i++) {
-          z[2 * i] = in[i * C + c0];
-          z[2 * i + 1] = in[i * C + c0 + 1];
-        }
-      } else {
-        for (size_t i = 0; i < frames; i++) {
-          z[2 * i] = in[i * C + c0];
-          z[2 * i + 1] = 0;
-        }
-      }
+    for (size_t c = 0; c < C; c++) {
+      FIR_T *z = L->in2[c] + L->B + L->pos;
+      if (C == 1)
+        memcpy(z, in, frames * sizeof(FIR_T));
+      else
+        for (size_t i = 0; i < frames; i++)
+          z[i] = in[i * C + c];
     }
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
-    for (int u = 0; u < f->pairs; u++) {
-      const FIR_T *o = L->out[u] + 2 * L->pos;
-      size_t c0 = 2 * (size_t) u;
-      if (C == 2 && l == 0) {
-        memcpy(out, o, 2 * frames * sizeof(FIR_T));
-      } else if (C == 2) {
-        for (size_t k = 0; k < 2 * frames; k++)
-          out[k] += o[k];
-      } else {
-        for (size_t i = 0; i < frames; i++) {
-          FIR_T *d = out + i * C + c0;
-          d[0] = l ? d[0] + o[2 * i] : o[2 * i];
-          if (c0 + 1 < C)
-            d[1] = l ? d[1] + o[2 * i + 1] : o[2 * i + 1];
-        }
-      }
+    for (size_t c = 0; c < C; c++) {
+      const FIR_T *o = L->out[c] + L->pos;
+      if (l == 0)
+        for (size_t i = 0; i < frames; i++)
+          out[i * C + c] = o[i];
+      else
+        for (size_t i = 0; i < frames; i++)
+          out[i * C + c] += o[i];
     }
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     if (L->pos + frames == L->B)
-      for (int u = 0; u < f->pairs; u++)
-        FE(fir_level_step)(f, L, u);
+      for (int c = 0; c < f->channels; c++)
+        FE(fir_level_step)(f, L, c);
     L->pos += frames;
     if (L->pos == L->B) {
       L->pos = 0;
@@ -207,36 +188,18 @@ static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_
     FIR_T *w = f->work[c], *y = f->y[c];
     for (size_t i = 0; i < frames; i++)
       w[nh1 + i] = in[i * (size_t) C + (size_t) c];
-    if (f->nh)
-      f->dot(f->hr, f->nh, w, y, frames);
-    else
-      memset(y, 0, frames * sizeof(FIR_T));
+    f->dot(f->hr, f->nh, w, y, frames);
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
-    for (int u = 0; u < f->pairs; u++) {
-      int c0 = 2 * u, c1 = 2 * u + 1;
-      FIR_T *z = L->in2[u] + 2 * (L->B + L->pos);
-      const FIR_T *x0 = f->work[c0] + nh1, *o = L->out[u] + 2 * L->pos;
-      FIR_T *y0 = f->y[c0];
+    for (int c = 0; c < C; c++) {
+      const FIR_T *x = f->work[c] + nh1, *o = L->out[c] + L->pos;
+      FIR_T *y = f->y[c];
       for (size_t i = 0; i < frames; i++)
-        y0[i] += o[2 * i];
-      if (c1 < C) {
-        const FIR_T *x1 = f->work[c1] + nh1;
-        FIR_T *y1 = f->y[c1];
-        for (size_t i = 0; i < frames; i++) {
-          y1[i] += o[2 * i + 1];
-          z[2 * i] = x0[i];
-          z[2 * i + 1] = x1[i];
-        }
-      } else {
-        for (size_t i = 0; i < frames; i++) {
-          z[2 * i] = x0[i];
-          z[2 * i + 1] = 0;
-        }
-      }
+        y[i] += o[i];
+      memcpy(L->in2[c] + L->B + L->pos, x, frames * sizeof(FIR_T));
       if (L->pos + frames == L->B)
-        FE(fir_level_step)(f, L, u);
+        FE(fir_level_step)(f, L, c);
     }
     L->pos += frames;
     if (L->pos == L->B) {
@@ -284,7 +247,6 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   if (!f)
     return FX_FIR_ERR_NOMEM;
   f->channels = channels;
-  f->pairs = (channels + 1) / 2;
   f->dot = k->FE(dot);
   f->cmac = k->FE(cmac);
   /* With a block latency lat the engine runs the kernel delayed by lat taps (lat zeros first):
@@ -319,12 +281,12 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
       size_t end = (B >= o->max_block || B * o->factor * 2 >= n) ? n : B * o->factor;
       L->B = B;
       L->P = (end - B + B - 1) / B;
-      L->S = round_elems(4 * B, sizeof(FIR_T));
+      L->S = round_elems(2 * B + 2, sizeof(FIR_T));
       L->plan = get_plans(sizeof(FIR_T) == sizeof(double), 2 * B, o->fftw_measure);
       L->H = FE(fir_alloc)(2 * L->P * L->S);
-      L->in2 = FE(fir_alloc_per_channel)(f->pairs, 4 * B);
-      L->X = FE(fir_alloc_per_channel)(f->pairs, L->P * L->S);
-      L->out = FE(fir_alloc_per_channel)(f->pairs, 2 * B);
+      L->in2 = FE(fir_alloc_per_channel)(channels, 2 * B);
+      L->X = FE(fir_alloc_per_channel)(channels, L->P * L->S);
+      L->out = FE(fir_alloc_per_channel)(channels, B);
       f->nlev++;
       if (!L->plan || !L->H || !L->in2 || !L->X || !L->out)
         goto nomem;
@@ -334,8 +296,8 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
         break;
       B *= o->factor;
     }
-    f->Y = FE(fir_alloc)(round_elems(4 * maxB, sizeof(FIR_T)));
-    f->tmp = FE(fir_alloc)(round_elems(4 * maxB, sizeof(FIR_T)));
+    f->Y = FE(fir_alloc)(round_elems(2 * maxB + 2, sizeof(FIR_T)));
+    f->tmp = FE(fir_alloc)(round_elems(2 * maxB, sizeof(FIR_T)));
     if (!f->Y || !f->tmp)
       goto nomem;
     /* the segment spectra: partition p of level l holds taps [B + pB, B + (p+1)B) */
@@ -343,14 +305,13 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
       FE(fir_level_t) *L = &f->lev[l];
       for (size_t p = 0; p < L->P; p++) {
         size_t first = L->B + p * L->B;
-        memset(f->tmp, 0, 4 * L->B * sizeof(FIR_T));
+        memset(f->tmp, 0, 2 * L->B * sizeof(FIR_T));
         for (size_t i = 0; i < L->B && first + i < n; i++)
           if (first + i >= lat)
-            f->tmp[2 * i] = (FIR_T) (taps[first + i - lat] / (2.0 * (double) L->B));
+            f->tmp[i] = (FIR_T) (taps[first + i - lat] / (2.0 * (double) L->B));
         FIR_T *hd = L->H + 2 * p * L->S, *hs = hd + L->S;
-        FIR_FFTW(execute_dft)
-        (L->plan->fwd, (FIR_FFTW(complex) *) f->tmp, (FIR_FFTW(complex) *) f->Y);
-        for (size_t j = 0; j < 2 * L->B; j++) {
+        FIR_FFTW(execute_dft_r2c)(L->plan->fwd, f->tmp, (FIR_FFTW(complex) *) f->Y);
+        for (size_t j = 0; j <= L->B; j++) {
           FIR_T re = f->Y[2 * j], im = f->Y[2 * j + 1];
           hd[2 * j] = hd[2 * j + 1] = re;
           hs[2 * j] = -im;

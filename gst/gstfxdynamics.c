@@ -45,6 +45,7 @@ typedef struct {
   /* Stream state (streaming thread). */
   fx_dyn *dyn;
   fx_dyn_params applied;
+  gboolean flowed; /* a frame has run since the engine was made or reset (see before_transform) */
   gboolean is_f64;
   gint rate;
   GstClockTime latency;  /* what the LATENCY query adds (ns) */
@@ -305,6 +306,7 @@ static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo
   fx_dyn_free(priv->dyn);
   priv->dyn = dyn;
   priv->applied = params;
+  priv->flowed = FALSE;
   priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   priv->rate = rate;
   priv->next_pts = GST_CLOCK_TIME_NONE;
@@ -348,6 +350,11 @@ static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer 
   GST_OBJECT_UNLOCK(self);
   if (priv->dyn && memcmp(&params, &priv->applied, sizeof(params)) != 0) {
     fx_dyn_set_params(priv->dyn, &params);
+    /* Before any audio (since caps, a flush or a new stream) there is nothing to glide from: a
+     * setting made then applies from the first sample (the makeup gain does not glide up from
+     * its old value). Only the streaming thread reads and writes `flowed`. */
+    if (!priv->flowed)
+      fx_dyn_reset(priv->dyn);
     priv->applied = params;
   }
 }
@@ -386,6 +393,8 @@ static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBu
     return GST_FLOW_ERROR;
   }
   process(self, map.data, map.size / bpf, GST_BUFFER_PTS(buf));
+  if (map.size / bpf > 0)
+    priv->flowed = TRUE;
   gst_buffer_unmap(buf, &map);
 
   if (GST_BUFFER_PTS_IS_VALID(buf))
@@ -455,6 +464,7 @@ static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *ev
   case GST_EVENT_STREAM_START:
     if (priv->dyn)
       fx_dyn_reset(priv->dyn);
+    priv->flowed = FALSE;
     priv->next_pts = GST_CLOCK_TIME_NONE;
     priv->next_offset = GST_BUFFER_OFFSET_NONE;
     gst_fx_nonfinite_reset(&priv->nonfinite);

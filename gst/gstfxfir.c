@@ -22,8 +22,11 @@
  * taps then run entirely as FFT convolution in power-of-two blocks within it (the fastest for
  * the length: 1024-2048 frames when allowed), several times cheaper for long kernels; the output is
  * delayed by that block, which the LATENCY query reports (a latency message is posted when it
- * changes) and the delayed tail is pushed at EOS. A kernel change while playing is crossfaded over
- * 5 ms. The output never depends on how the input is split into buffers.
+ * changes) and the delayed tail is pushed at EOS. A kernel change once audio has flowed is
+ * crossfaded over 5 ms; one made before the first buffer (after caps, a flush or a new stream)
+ * applies from the first sample. Channels are filtered independently (each has its own
+ * real-input transforms), so a channel's output never depends on its neighbours. The output
+ * never depends on how the input is split into buffers.
  *
  * ## Example launch lines
  * |[
@@ -99,6 +102,10 @@ struct _GstFxFir {
   /* Streaming (engine_lock). */
   GMutex engine_lock;
   fx_fir_stream_t *stream;
+  /* A frame has run through the stream since it was made or reset (caps, start, flush, stream
+   * start). Until then a new kernel applies at once, from the first sample: there is no audio to
+   * crossfade from. */
+  gboolean flowed;
   GstFxNonfiniteLimit nonfinite;
   GstClockTime next_ts; /* end of the last input buffer, for the tail pushed at EOS */
   guint64 next_offset;
@@ -630,6 +637,7 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   g_mutex_lock(&self->engine_lock);
   fx_fir_stream_free(self->stream);
   self->stream = stream;
+  self->flowed = FALSE;
   GST_OBJECT_LOCK(self);
   self->rate = rate;
   self->channels = channels;
@@ -657,6 +665,7 @@ static void reset_locked(GstFxFir *self)
   if (self->stream)
     fx_fir_stream_reset(self->stream);
   gst_fx_nonfinite_reset(&self->nonfinite);
+  self->flowed = FALSE;
   self->next_ts = GST_CLOCK_TIME_NONE;
   self->next_offset = 0;
 }
@@ -798,7 +807,11 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   self->pending = NULL;
   GST_OBJECT_UNLOCK(self);
   if (pending) {
-    if (fx_fir_stream_set_engine(self->stream, pending, FALSE) != FX_FIR_OK)
+    /* A kernel set after caps but before any audio (or since a flush) applies from the first
+     * sample; once audio has run, it is crossfaded in. The setter hands the engine over before
+     * its set_property returns, so a setting made before the first buffer is always seen here,
+     * whichever thread made it. */
+    if (fx_fir_stream_set_engine(self->stream, pending, !self->flowed) != FX_FIR_OK)
       GST_WARNING_OBJECT(self, "new kernel could not be installed (shape or memory)");
   }
   if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
@@ -821,6 +834,8 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
     self->next_ts = GST_BUFFER_PTS(buf) + gst_util_uint64_scale_int(frames, GST_SECOND, rate);
   if (GST_BUFFER_OFFSET_IS_VALID(buf))
     self->next_offset = GST_BUFFER_OFFSET(buf) + frames;
+  if (frames > 0)
+    self->flowed = TRUE; /* from now on a kernel change is crossfaded */
   g_mutex_unlock(&self->engine_lock);
   gst_buffer_unmap(buf, &map);
   if (latency_changed)

@@ -71,6 +71,7 @@ guint gst_fx_gain_get_serial(GstFxGain *self)
 static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static gboolean gst_fx_gain_start(GstBaseTransform *trans);
 static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
+static gboolean gst_fx_gain_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
 
 static const GstFxPropField gain_fields[] = {
@@ -128,6 +129,7 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_gain_setup);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_gain_start);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_gain_before_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_gain_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_gain_transform_ip);
   trans_class->transform_ip_on_passthrough = FALSE;
 }
@@ -208,6 +210,19 @@ static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buf
     self->current = 1.0;
     self->have_current = TRUE;
   }
+}
+
+/* After a flush or at a new stream there is no audio to ramp from: the gain set when the next
+ * buffer comes applies from its first sample, as at the start. Streaming thread, like the
+ * buffers' before_transform and transform_ip that read have_current. */
+static gboolean gst_fx_gain_sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+  GstFxGain *self = GST_FX_GAIN(trans);
+
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP ||
+      GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
+    self->have_current = FALSE;
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_gain_parent_class)->sink_event(trans, event);
 }
 
 static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf)

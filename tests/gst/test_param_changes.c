@@ -126,6 +126,52 @@ GST_START_TEST(test_properties_from_other_threads)
 }
 GST_END_TEST;
 
+/* After a flush there is no audio to ramp or crossfade from: a setting made after the flush and
+ * before the next buffer applies from that buffer's first sample, exactly (as one made before the
+ * first buffer of a stream). Each case: a buffer at the old setting, a flush, the change, then the
+ * closed form of the new setting. */
+static const struct {
+  const char *desc, *prop, *value;
+  double amp;  /* input level */
+  double gain; /* the output is gain * x after the change */
+} flush_cases[] = {
+    {"fxgain name=f", "gain", "-12", 0.5, 0.25118864315095796},
+    {"fxcompressor name=f threshold=-20 knee=6", "makeup", "12", 0.01, 3.9810717055349722},
+    {"fxfir name=f", "kernel", "<0.5>", 0.5, 0.5},
+    {"fxfir name=f num-taps=1001", "kernel", "<0.25>", 0.5, 0.25},
+    {"fxeq name=f num-bands=1 band0::gain=0", "pre-gain", "-12", 0.5, 0.25118864315095796},
+    {"fxdelay name=f delay=10 feedback=0 mix=0.5", "mix", "0", 0.5, 1.0},
+    {"fxreverb name=f mix=0.5", "mix", "0", 0.5, 1.0},
+};
+
+GST_START_TEST(test_change_after_flush_applies_at_once)
+{
+  const size_t n = 4800;
+  GstHarness *h = fx_harness(flush_cases[__i__].desc, FX_F64, RATE, 1);
+  GstElement *f = fx_harness_element(h);
+  double *x = fx_noise(7 + (guint32) __i__, 1, n, flush_cases[__i__].amp), *y;
+  GstSegment seg;
+
+  g_free(fx_run(h, FX_F64, RATE, 1, x, n, NULL, 0, 0));
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+  gst_segment_init(&seg, GST_FORMAT_TIME);
+  fail_unless(gst_harness_push_event(h, gst_event_new_segment(&seg)));
+  gst_util_set_object_arg(G_OBJECT(f), flush_cases[__i__].prop, flush_cases[__i__].value);
+  y = fx_run(h, FX_F64, RATE, 1, x, n, NULL, 0, 0);
+  for (size_t i = 0; i < n; i++) {
+    double want = flush_cases[__i__].gain * x[i];
+    fail_unless(fabs(y[i] - want) <= 1e-12 * flush_cases[__i__].amp,
+                "%s: %s=%s after a flush: frame %zu is %.17g, want %.17g", flush_cases[__i__].desc,
+                flush_cases[__i__].prop, flush_cases[__i__].value, i, y[i], want);
+  }
+  g_free(x);
+  g_free(y);
+  gst_object_unref(f);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *fx_param_suite(void)
 {
   Suite *s = suite_create("fx-param-changes");
@@ -136,6 +182,8 @@ static Suite *fx_param_suite(void)
   tcase_add_loop_test(tc, test_toggle_cutoff_passband_sine, 0, 2);
   tcase_add_loop_test(tc, test_controller_ramp_passband_sine, 0, 2);
   tcase_add_loop_test(tc, test_properties_from_other_threads, 0, 3);
+  tcase_add_loop_test(tc, test_change_after_flush_applies_at_once, 0,
+                      (int) G_N_ELEMENTS(flush_cases));
   return s;
 }
 

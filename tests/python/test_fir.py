@@ -363,7 +363,7 @@ def test_extreme_shapes_do_not_crash():
     y = filter_through("fxfir num-taps=101 cutoff=3000", x, RATE, split=[1, 2, 97, 200])
     taps = scipy_taps("low-pass", 101, RATE, cutoff=3000)
     assert rel_err(y[:, :8], lfilter(taps, x[:, :8])) <= F32_TOL
-    # ... and through the partitioned path (pairs of channels per FFT), F64
+    # ... and through the partitioned path (one real-input FFT per channel), F64
     x = noise(700, 1024, seed=10)
     y = filter_through("fxfir num-taps=301 cutoff=3000", x, RATE, split=[1, 63, 64, 572])
     taps = scipy_taps("low-pass", 301, RATE, cutoff=3000)
