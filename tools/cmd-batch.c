@@ -28,8 +28,11 @@
  * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
  * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
  * stages whose arithmetic per channel does not depend on the number of channels. Stages that mix
- * channels would not give that, so the chain may only hold per-channel stages (see
- * stage_is_per_channel()).
+ * channels, render a tail after the stream's end or hold audio back would not give that (a tail
+ * would follow the group's longest file, held-back audio would be cut off with the padding, a
+ * normaliser would see all files), so only chains of per-channel causal stages are stacked (see
+ * stage_is_per_channel()); with any other stage every file runs alone through the same pipeline,
+ * as `process` runs it (run_file()).
  *
  * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
  * state when non-finite values reach it, which would otherwise change the other files' outputs.
@@ -97,6 +100,9 @@ typedef struct {
   gint rate; /* the batch's rate (opts.rate or the first file's) */
   gint bps;  /* bytes per sample */
   FxFeeder *engine;
+  /* the chain holds a stage that is not per-channel causal (check_chain()): every file runs on
+   * its own through the engine, as `process` runs it (run_file()) */
+  gboolean per_file;
   guint64 blocks, dispatches;
   guint groups, written, failed;
   gchar *backend;
@@ -129,11 +135,13 @@ static void fail_file(Batch *b, const char *path, const char *message)
 /* Which stages may run on stacked channels                                                  */
 
 /* The rule: a stage may run on stacked files when it processes every channel on its own with
- * causal arithmetic that does not depend on the number of channels. That holds for every IIR
- * element (a GstFxIir subclass: one SOS cascade per channel), for `fxgain` (a per-sample gain)
- * and for GStreamer's `volume`; it is unknown (so refused) for anything else, e.g. a channel-
- * coupled `fxnormalize per-channel=false`, a stereo `fxdelay ping-pong=true`, a `fxreverb`, or
- * `audioconvert` (which may remix channels). */
+ * causal arithmetic that does not depend on the number of channels, and gives one output frame
+ * per input frame at once. That holds for every IIR element (a GstFxIir subclass: one SOS cascade
+ * per channel), for `fxgain` (a per-sample gain) and for GStreamer's `volume`; it is unknown for
+ * anything else, e.g. stages with a tail rendered at EOS (`fxdelay`, `fxreverb`), stages that
+ * hold audio back (a look-ahead `fxcompressor`, `fxlimiter`, `fxnormalize`, a low-latency
+ * `fxfir`), channel-coupled ones (`fxdelay ping-pong=true`, `fxnormalize per-channel=false`) or
+ * `audioconvert` (which may remix channels): with any of those the files run one by one. */
 static gboolean stage_is_per_channel(GstElement *e)
 {
   GstElementFactory *factory = gst_element_get_factory(e);
@@ -148,14 +156,14 @@ static gboolean stage_is_per_channel(GstElement *e)
   return g_strcmp0(name, "fxgain") == 0 || g_strcmp0(name, "volume") == 0;
 }
 
-/* Wires the fxchain (NULL → READY) and refuses channel-coupled stages. */
+/* Wires the fxchain (NULL → READY) and decides how the files run: stacked when every stage is
+ * per-channel and causal, else file by file (b->per_file). */
 static gboolean check_chain(Batch *b, GError **error)
 {
   GstElement *pipeline = fx_feeder_pipeline(b->engine);
   GstElement *chain = fx_feeder_get(b->engine, "fx");
   GstIterator *it;
   GValue item = G_VALUE_INIT;
-  gboolean ok = TRUE;
 
   if (gst_element_set_state(pipeline, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
     if (!fx_feeder_failed(b->engine, error))
@@ -165,27 +173,14 @@ static gboolean check_chain(Batch *b, GError **error)
     return FALSE;
   }
   it = gst_bin_iterate_elements(GST_BIN(chain));
-  while (ok && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-    GstElement *e = g_value_get_object(&item);
-    if (!stage_is_per_channel(e)) {
-      GstElementFactory *factory = gst_element_get_factory(e);
-      gchar *name = gst_element_get_name(e);
-      g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-                  "stage \"%s\" (%s) is not a per-channel stage: batch stacks the files on the "
-                  "channel axis, so it only runs IIR elements, fxgain and volume (use gst-fx "
-                  "process for each file)",
-                  name,
-                  factory != NULL ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory))
-                                  : G_OBJECT_TYPE_NAME(e));
-      g_free(name);
-      ok = FALSE;
-    }
+  while (!b->per_file && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    b->per_file = !stage_is_per_channel(g_value_get_object(&item));
     g_value_reset(&item);
   }
   g_value_unset(&item);
   gst_iterator_free(it);
   fx_feeder_stop(b->engine);
-  return ok;
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -865,6 +860,67 @@ done:
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* The file-by-file run                                                                      */
+
+/* Runs file f alone through the engine, exactly as `process` runs it: its decoder's caps, blocks
+ * of FX_BLOCK_FRAMES frames with the same time stamps, its output written as the chain gives it
+ * (so a tail rendered at EOS, a look-ahead flushed at EOS, audio held until EOS all belong to
+ * this file and follow its own end). */
+static gboolean run_file(Batch *b, BatchFile *f, GError **error)
+{
+  GstAppSink *sink = GST_APP_SINK(fx_feeder_get(b->engine, "sink"));
+  const gsize bpf = (gsize) f->channels * (gsize) b->bps;
+  guint64 dispatches = 0, nblocks = 0;
+  gchar *backend = NULL;
+  gboolean ok = FALSE;
+
+  if (!fx_feeder_start(b->engine, f->caps, error))
+    goto done;
+  for (gsize off = 0; off < f->frames; off += FX_BLOCK_FRAMES) {
+    gsize m = MIN((gsize) FX_BLOCK_FRAMES, f->frames - off);
+    GstBuffer *buf = gst_buffer_new_allocate(NULL, m * bpf, NULL);
+    GstMapInfo map;
+    gssize got = (gssize) m;
+
+    gst_buffer_map(buf, &map, GST_MAP_WRITE);
+    if (f->stream != NULL)
+      got = fx_decoder_read(f->stream, map.data, m, error);
+    else
+      memcpy(map.data, f->data + off * bpf, m * bpf);
+    gst_buffer_unmap(buf, &map);
+    if (got != (gssize) m) {
+      gst_buffer_unref(buf);
+      if (got >= 0)
+        g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                    " frames",
+                    off + (gsize) got, f->frames);
+      goto done;
+    }
+    fx_media_stamp(buf, off, m, b->rate);
+    if (!fx_feeder_push(b->engine, buf, error) || !fx_media_drain(sink, f->writer, error))
+      goto done;
+    nblocks++;
+  }
+  if (!fx_feeder_finish(b->engine, &b->warnings, error) || !fx_media_drain(sink, f->writer, error))
+    goto done;
+  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend != NULL && b->backend == NULL)
+    b->backend = g_steal_pointer(&backend);
+  g_free(backend);
+  b->dispatches += dispatches;
+  b->blocks += nblocks;
+  b->block_frames = FX_BLOCK_FRAMES;
+  b->groups++;
+  ok = TRUE;
+
+done:
+  fx_feeder_stop(b->engine);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
  * decoder); the stacked run is one stream on the main thread, beside its file side on the
  * `stackers` (run_stacked()). Results are consumed in file order, so
@@ -925,7 +981,8 @@ static void flush_group(Batch *b, GPtrArray *group)
     BatchFile *f = g_ptr_array_index(group, i);
     f->writer = fx_writer_new(f->out, b->opts.format);
   }
-  ran = run_stacked(b, group, &error);
+  ran = b->per_file ? run_file(b, g_ptr_array_index(group, 0), &error)
+                    : run_stacked(b, group, &error);
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
     gboolean keep = ran && f->error == NULL;
@@ -1006,8 +1063,8 @@ int fx_cmd_batch(int argc, char **argv)
   gboolean quiet = FALSE;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
-       "The chain in gst-launch syntax, as fxchain's `chain` (required; per-channel stages "
-       "only)",
+       "The chain in gst-launch syntax, as fxchain's `chain` (required; with stages that are "
+       "not per-channel causal, e.g. tails or look-ahead, the files run one by one)",
        "DESC"},
       {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &outdir,
        "Directory for the outputs, created if missing (required)", "DIR"},
@@ -1264,7 +1321,7 @@ int fx_cmd_batch(int argc, char **argv)
       b.processed++;
       continue;
     }
-    if (f->nonfinite) {
+    if (f->nonfinite || b.per_file) {
       GPtrArray *alone = g_ptr_array_new();
       g_ptr_array_add(alone, f);
       flush_group(&b, alone);

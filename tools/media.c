@@ -876,6 +876,33 @@ gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error)
   return ok;
 }
 
+gboolean fx_media_drain(GstAppSink *sink, FxWriter *w, GError **error)
+{
+  GstSample *sample;
+
+  while ((sample = gst_app_sink_try_pull_sample(sink, 0)) != NULL) {
+    GstBuffer *buf = gst_sample_get_buffer(sample);
+    GstAudioInfo info;
+    GstMapInfo map;
+    gboolean ok;
+
+    if (!gst_audio_info_from_caps(&info, gst_sample_get_caps(sample))) {
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                          "the chain produced unexpected caps");
+      gst_sample_unref(sample);
+      return FALSE;
+    }
+    gst_buffer_map(buf, &map, GST_MAP_READ);
+    ok = fx_writer_write(w, map.data, map.size / GST_AUDIO_INFO_BPF(&info),
+                         GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info), error);
+    gst_buffer_unmap(buf, &map);
+    gst_sample_unref(sample);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Progress                                                                                  */
 

@@ -133,6 +133,9 @@ gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error);
  * the EOS without waiting to be emptied (fx_feeder_new()): what stages pushed at EOS (tails,
  * held-back audio) is pulled afterwards. */
 gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error);
+/* Writes what `sink` holds to `w` (after a push, or everything after fx_feeder_finish()): the
+ * output side of `process`, and of `batch` for chains that run file by file. */
+gboolean fx_media_drain(GstAppSink *sink, FxWriter *w, GError **error);
 /* Back to NULL (keeps the elements for the next run). */
 void fx_feeder_stop(FxFeeder *f);
 /* Pops the error the pipeline posted, if any (FALSE when none). */

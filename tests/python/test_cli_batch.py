@@ -242,18 +242,25 @@ def test_shards_cover_every_file_exactly_once(tmp_path):
     assert sorted(os.listdir(tmp_path / "i")) == sorted(names)
 
 
-def test_batch_refuses_channel_coupled_stage(inputs, tmp_path):
+def test_batch_channel_coupled_stage_runs_per_file(inputs, tmp_path):
+    """A stage that is not per-channel (audioconvert may remix) cannot run on stacked files: the
+    files run one by one (one group each), each output equal to `process`; per-channel stages
+    other than IIR ones stay stacked (one group)."""
     d, _ = inputs
-    r = gst_fx("batch", "--chain", "fxbiquad ! audioconvert", "-o", str(tmp_path / "o"),
-               str(d / "a.wav"))
-    assert r.returncode == 1, (r.stdout, r.stderr)
-    err = lines(r.stderr)
-    assert len(err) == 1 and "audioconvert" in err[0] and "per-channel" in err[0], err
-    assert not (tmp_path / "o" / "a.wav").exists()
-    # per-channel stages other than IIR ones are fine
+    names = ["a.wav", "b.wav", "c.wav"]
+    chain = "fxbiquad ! audioconvert"
+    r = gst_fx("batch", "--chain", chain, "-o", str(tmp_path / "o"), *paths(d, names))
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    s = summary(r.stdout)
+    assert s["written"] == 3 and s["groups"] == 3, s
+    for name in names:
+        rp = gst_fx("process", "--chain", chain, str(d / name), str(tmp_path / name))
+        assert rp.returncode == 0, rp.stderr
+        assert (tmp_path / "o" / name).read_bytes() == (tmp_path / name).read_bytes(), name
     r = gst_fx("batch", "--chain", "fxgain gain=-3 ! fxbiquad ! volume volume=0.5",
-               "-o", str(tmp_path / "o"), str(d / "a.wav"))
+               "-o", str(tmp_path / "o2"), *paths(d, names))
     assert r.returncode == 0, r.stderr
+    assert summary(r.stdout)["groups"] == 1
 
 
 def test_batch_output_collision_and_ext(inputs, tmp_path):
