@@ -7,10 +7,12 @@
  * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
  * while its group runs (uncompressed 16-bit PCM in the host's byte order with one positioned read
  * per chunk, media.h: fx_decoder_pread_pcm16()); anything else is decoded into memory first (and
- * scanned for NaN/Inf). Streamed files are opened up to FILES_AHEAD ahead of the one consumed;
- * decoding into memory runs at most 2 files per job ahead.
+ * scanned for NaN/Inf). Files are opened up to 2 per job plus FILES_AHEAD ahead of the one
+ * consumed (fewer where the open-file limit is low); decoding into memory runs at most 2 files
+ * per job ahead.
  * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
- * streamed files as the open-file limit allows. The channels of all files of a group are stacked
+ * files as the open-file limit allows (each holds its output open while its group runs, a
+ * streamed one its input too: plan_descriptors()). The channels of all files of a group are stacked
  * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
  * runs through ONE pipeline
  *
@@ -48,6 +50,7 @@
 #include <glib/gstdio.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -56,7 +59,8 @@
 
 #define DEFAULT_MEMORY_MIB 1024
 /* Files opened ahead of the one the main thread consumes, beyond 2 per job (streamed files hold
- * one descriptor each meanwhile: only where the open-file limit leaves room, see files_ahead). */
+ * one descriptor each meanwhile: only where the open-file limit leaves room, see
+ * plan_descriptors()). */
 #define FILES_AHEAD 64
 #ifndef CHUNK_FRAMES
 #define CHUNK_FRAMES 4096
@@ -1012,6 +1016,39 @@ static void flush_group(Batch *b, GPtrArray *group)
 
 /* ---------------------------------------------------------------------------------------- */
 
+/* Descriptors open now (those below 4096: the program's own are the first ones). */
+static guint descriptors_in_use(rlim_t limit)
+{
+  guint used = 0;
+
+  for (int fd = 0; fd < (int) MIN(limit, 4096); fd++)
+    if (fcntl(fd, F_GETFD) != -1)
+      used++;
+  return used;
+}
+
+/* Sizes the run to the open-file limit, beside the descriptors already open (the engine's, the
+ * standard streams): each file submitted to the workers holds at most one (its input, while it
+ * is decoded or, streamed, until its group ends), and each worker's GStreamer decoding pipelines
+ * hold DECODER_FDS when a file needs them; each file of a running group holds its output, and a
+ * streamed one its input. `window`: how many files are submitted ahead (at least 1); `group_fds`:
+ * the descriptors a group may hold (at least 2, one streamed file). The window takes at most
+ * half of what is left, so that groups stay wide; the group at most 4096 (2048 streamed files). */
+#define DECODER_FDS 4
+#define FDS_SLACK 16 /* GStreamer loading a plugin, libsndfile probing a file, ... */
+static void plan_descriptors(rlim_t limit, guint jobs, guint *window, guint *group_fds)
+{
+  const guint used = descriptors_in_use(limit);
+  const rlim_t cap = 1u << 20;
+  const guint avail = (guint) MAX(8, (gint64) MIN(limit, cap) - (gint64) used - (gint64) FDS_SLACK);
+  guint w = 2 * jobs + FILES_AHEAD;
+
+  while (w > 1 && w + DECODER_FDS * MIN(jobs, w) > avail / 2)
+    w--;
+  *window = w;
+  *group_fds = CLAMP(avail - MIN(avail - 2, w + DECODER_FDS * MIN(jobs, w)), 2, 4096);
+}
+
 static gint compare_paths(gconstpointer a, gconstpointer b)
 {
   return strcmp(*(const char *const *) a, *(const char *const *) b);
@@ -1109,7 +1146,7 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
-  guint streams = 0, max_streams, files_ahead;
+  guint fds = 0, window, group_fds;
   struct rlimit files_limit = {1024, 1024};
   int status;
 
@@ -1222,23 +1259,12 @@ int fx_cmd_batch(int argc, char **argv)
   }
 
   fx_tool_init();
-  /* A streamed file holds its input open while it waits and its group runs, and its output
-   * while the group runs: as many descriptors as the hard limit allows, and groups bounded by
-   * them (with a margin for decoding ahead and for GStreamer). */
+  /* as many descriptors as the hard limit allows (see plan_descriptors()) */
   if (getrlimit(RLIMIT_NOFILE, &files_limit) == 0) {
     files_limit.rlim_cur = files_limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files_limit);
     getrlimit(RLIMIT_NOFILE, &files_limit);
   }
-  max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
-                    ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
-                    : 16;
-  /* files opened ahead hold a descriptor each: only where the limit leaves room beside the
-   * group's (and 64 for GStreamer and the rest) */
-  files_ahead =
-      files_limit.rlim_cur >= 2 * (rlim_t) max_streams + 4 * (rlim_t) jobs + 64 + FILES_AHEAD
-          ? FILES_AHEAD
-          : 0;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -1258,6 +1284,7 @@ int fx_cmd_batch(int argc, char **argv)
     status = FX_EXIT_FAILURE;
     goto out;
   }
+  plan_descriptors(files_limit.rlim_cur, (guint) jobs, &window, &group_fds);
   for (guint i = 0; i < list->len; i++)
     if (i % n == k - 1)
       nsel++;
@@ -1290,12 +1317,13 @@ int fx_cmd_batch(int argc, char **argv)
   b.jobs = (guint) jobs;
   if (jobs > 1)
     b.stackers = g_thread_pool_new(helper, NULL, jobs - 1, FALSE, NULL);
-  /* Files are opened up to FILES_AHEAD (plus 2 * jobs) ahead of the one being consumed, and
-   * decoded into memory up to 2 * jobs ahead (wait_turn()). */
+  /* Files are opened up to `window` files ahead of the one being consumed (2 * jobs +
+   * FILES_AHEAD where the open-file limit allows), and decoded into memory up to 2 * jobs ahead
+   * (wait_turn()). */
   workers.memory_ahead = 2 * (guint) jobs;
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
-    for (; next < nsel && next < j + 2 * (guint) jobs + files_ahead; next++) {
+    for (; next < nsel && next < j + window; next++) {
       if (bf[next].skip == NULL)
         submit(&workers, &bf[next]);
       else
@@ -1328,16 +1356,16 @@ int fx_cmd_batch(int argc, char **argv)
       g_ptr_array_unref(alone);
       continue;
     }
-    if (group->len > 0 &&
-        (held + f->bytes > budget || (f->stream != NULL && streams >= max_streams))) {
+    /* while its group runs, a file holds its output open, and a streamed one its input too */
+    guint need = f->stream != NULL ? 2 : 1;
+    if (group->len > 0 && (held + f->bytes > budget || fds + need > group_fds)) {
       flush_group(&b, group);
       held = 0;
-      streams = 0;
+      fds = 0;
     }
     g_ptr_array_add(group, f);
     held += f->bytes;
-    if (f->stream != NULL)
-      streams++;
+    fds += need;
   }
   flush_group(&b, group);
   fx_progress_update(&b.progress, 1.0, "done");

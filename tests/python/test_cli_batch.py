@@ -524,8 +524,9 @@ def test_file_with_nan_does_not_touch_the_others(inputs, tmp_path):
 
 def test_streamed_files_are_grouped_by_the_descriptor_limit(tmp_path):
     """16-bit wav files are streamed (input and output open while their group runs); with a
-    limit of 64 open files a group takes at most 16 of them, and the outputs stay the same (and
-    equal `process`), also with the shorter blocks of a wide group on the CPU."""
+    limit of 64 open files a group takes at most 16 of them (2 descriptors each, beside the
+    program's own and the files opened ahead), and the outputs stay the same (and equal
+    `process`), also with the shorter blocks of a wide group on the CPU."""
     import resource
     d = tmp_path / "in"
     d.mkdir()
@@ -541,13 +542,13 @@ def test_streamed_files_are_grouped_by_the_descriptor_limit(tmp_path):
                        timeout=120, preexec_fn=limited)
     assert r.returncode == 0, r.stderr
     s = summary(r.stdout)
-    assert s["written"] == 40 and s["groups"] == 3, s
+    assert s["written"] == 40 and s["groups"] >= 3, s
     r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "all"), *paths(d, names))
     assert r.returncode == 0, r.stderr
     s_all = summary(r.stdout)
     assert s_all["groups"] == 1
-    # 100 channels: on the CPU the blocks are cut to 2048 frames (< 1 MiB), in the groups of 16
-    # files (about 40 channels) they are 4096: the outputs are the same
+    # 100 channels: on the CPU the blocks are cut to 2048 frames (< 1 MiB), in the groups of at
+    # most 16 files (at most about 40 channels) they are 4096: the outputs are the same
     if "backend cpu" in r.stdout:
         assert s_all["block"] == 2048 and s["block"] == 4096, (s_all, s)
     for name, ch, n, rate in files:
@@ -793,3 +794,44 @@ def test_batch_tail_stages_equal_process(tail_inputs, tmp_path, chain, fmt):
                              str(out_p / name))
         assert rp.returncode == 0, rp.stderr
         assert (out_b / name).read_bytes() == (out_p / name).read_bytes(), (name, chain, fmt)
+
+
+# ------------------------------------------------------------------------------------------------
+# the open-file limit
+
+
+@pytest.mark.parametrize("jobs", ["1", "16"])
+def test_batch_within_a_small_open_file_limit(tmp_path, jobs):
+    """Under `ulimit -n 40` (soft and hard), many files that span several chunks (so outputs stay
+    open while their group runs), some decoded into memory (F32 wav), some streamed (16-bit wav),
+    all go through: every output is written and equals `process`."""
+    import resource
+    d = tmp_path / "in"
+    d.mkdir()
+    rng = np.random.default_rng(5)
+    names = []
+    for i in range(120):
+        x = (0.25 * rng.standard_normal((6000, 1 + i % 2))).astype(np.float32)
+        if i % 3 == 0:
+            name = "s%03d.wav" % i
+            write_wav(d / name, x, 48000)
+        else:
+            name = "m%03d.wav" % i
+            scipy.io.wavfile.write(str(d / name), 48000, x)
+        names.append(name)
+    out = tmp_path / "o"
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (40, 40))
+
+    r = subprocess.run([gst_fx_path(), "batch", "-j", jobs, "--chain", CHAIN, "-o", str(out),
+                        *paths(d, names)], capture_output=True, text=True, timeout=300,
+                       preexec_fn=limit)
+    assert r.returncode == 0, r.stderr[-2000:]
+    s = summary(r.stdout)
+    assert s["written"] == len(names) and s["failed"] == 0, s
+    assert sorted(os.listdir(out)) == sorted(names)
+    for name in names[:6]:
+        rp = gst_fx("process", "-q", "--chain", CHAIN, str(d / name), str(tmp_path / name))
+        assert rp.returncode == 0, rp.stderr
+        assert (out / name).read_bytes() == (tmp_path / name).read_bytes(), name
