@@ -1156,10 +1156,11 @@ int fx_cmd_batch(int argc, char **argv)
       "Runs many files through one fused plan: the channels of all files are stacked into one\n"
       "stream, so each block of frames is one dispatch for all files together (one launch on a\n"
       "GPU). Writes DIR/<name of FILE> in the input's format (wav, flac, ogg), identical to\n"
-      "`gst-fx process FILE DIR/<name>` with the same options. Prints one summary line (files,\n"
-      "groups, blocks, dispatches). A file that cannot be read, decoded or written is reported\n"
-      "on stderr and the others are processed. Exit status: 0 all files written, 1 some\n"
-      "failed, 2 bad usage.");
+      "`gst-fx process FILE DIR/<name>` with the same options (a chain with stages that are not\n"
+      "per-channel causal, e.g. a tail or a look-ahead, runs the files one by one, each as\n"
+      "`process` runs it). Prints one summary line (files, groups, blocks, dispatches). A file\n"
+      "that cannot be read, decoded or written is reported on stderr and the others are\n"
+      "processed. Exit status: 0 all files written, 1 some failed, 2 bad usage.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;
