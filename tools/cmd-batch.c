@@ -7,10 +7,12 @@
  * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
  * while its group runs (uncompressed 16-bit PCM in the host's byte order with one positioned read
  * per chunk, media.h: fx_decoder_pread_pcm16()); anything else is decoded into memory first (and
- * scanned for NaN/Inf). Streamed files are opened up to FILES_AHEAD ahead of the one consumed;
- * decoding into memory runs at most 2 files per job ahead.
+ * scanned for NaN/Inf). Files are opened up to 2 per job plus FILES_AHEAD ahead of the one
+ * consumed (fewer where the open-file limit is low); decoding into memory runs at most 2 files
+ * per job ahead.
  * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
- * streamed files as the open-file limit allows. The channels of all files of a group are stacked
+ * files as the open-file limit allows (each holds its output open while its group runs, a
+ * streamed one its input too: plan_descriptors()). The channels of all files of a group are stacked
  * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
  * runs through ONE pipeline
  *
@@ -28,8 +30,11 @@
  * Why the output equals `gst-fx process` bit for bit: the same decoder for the same file and
  * options, the same writer, the same block length (media.h: FX_BLOCK_FRAMES), and per-channel
  * stages whose arithmetic per channel does not depend on the number of channels. Stages that mix
- * channels would not give that, so the chain may only hold per-channel stages (see
- * stage_is_per_channel()).
+ * channels, render a tail after the stream's end or hold audio back would not give that (a tail
+ * would follow the group's longest file, held-back audio would be cut off with the padding, a
+ * normaliser would see all files), so only chains of per-channel causal stages are stacked (see
+ * stage_is_per_channel()); with any other stage every file runs alone through the same pipeline,
+ * as `process` runs it (run_file()).
  *
  * A file with NaN or Inf samples runs in a group of its own: the cascade resets every channel's
  * state when non-finite values reach it, which would otherwise change the other files' outputs.
@@ -45,6 +50,7 @@
 #include <glib/gstdio.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -53,7 +59,8 @@
 
 #define DEFAULT_MEMORY_MIB 1024
 /* Files opened ahead of the one the main thread consumes, beyond 2 per job (streamed files hold
- * one descriptor each meanwhile: only where the open-file limit leaves room, see files_ahead). */
+ * one descriptor each meanwhile: only where the open-file limit leaves room, see
+ * plan_descriptors()). */
 #define FILES_AHEAD 64
 #ifndef CHUNK_FRAMES
 #define CHUNK_FRAMES 4096
@@ -98,6 +105,9 @@ typedef struct {
   gint rate; /* the batch's rate (opts.rate or the first file's) */
   gint bps;  /* bytes per sample */
   FxFeeder *engine;
+  /* the chain holds a stage that is not per-channel causal (check_chain()): every file runs on
+   * its own through the engine, as `process` runs it (run_file()) */
+  gboolean per_file;
   guint64 blocks, dispatches;
   guint groups, written, failed;
   gchar *backend;
@@ -130,11 +140,13 @@ static void fail_file(Batch *b, const char *path, const char *message)
 /* Which stages may run on stacked channels                                                  */
 
 /* The rule: a stage may run on stacked files when it processes every channel on its own with
- * causal arithmetic that does not depend on the number of channels. That holds for every IIR
- * element (a GstFxIir subclass: one SOS cascade per channel), for `fxgain` (a per-sample gain)
- * and for GStreamer's `volume`; it is unknown (so refused) for anything else, e.g. a channel-
- * coupled `fxnormalize per-channel=false`, a stereo `fxdelay ping-pong=true`, a `fxreverb`, or
- * `audioconvert` (which may remix channels). */
+ * causal arithmetic that does not depend on the number of channels, and gives one output frame
+ * per input frame at once. That holds for every IIR element (a GstFxIir subclass: one SOS cascade
+ * per channel), for `fxgain` (a per-sample gain) and for GStreamer's `volume`; it is unknown for
+ * anything else, e.g. stages with a tail rendered at EOS (`fxdelay`, `fxreverb`), stages that
+ * hold audio back (a look-ahead `fxcompressor`, `fxlimiter`, `fxnormalize`, a low-latency
+ * `fxfir`), channel-coupled ones (`fxdelay ping-pong=true`, `fxnormalize per-channel=false`) or
+ * `audioconvert` (which may remix channels): with any of those the files run one by one. */
 static gboolean stage_is_per_channel(GstElement *e)
 {
   GstElementFactory *factory = gst_element_get_factory(e);
@@ -149,14 +161,14 @@ static gboolean stage_is_per_channel(GstElement *e)
   return g_strcmp0(name, "fxgain") == 0 || g_strcmp0(name, "volume") == 0;
 }
 
-/* Wires the fxchain (NULL → READY) and refuses channel-coupled stages. */
+/* Wires the fxchain (NULL → READY) and decides how the files run: stacked when every stage is
+ * per-channel and causal, else file by file (b->per_file). */
 static gboolean check_chain(Batch *b, GError **error)
 {
   GstElement *pipeline = fx_feeder_pipeline(b->engine);
   GstElement *chain = fx_feeder_get(b->engine, "fx");
   GstIterator *it;
   GValue item = G_VALUE_INIT;
-  gboolean ok = TRUE;
 
   if (gst_element_set_state(pipeline, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
     if (!fx_feeder_failed(b->engine, error))
@@ -166,27 +178,14 @@ static gboolean check_chain(Batch *b, GError **error)
     return FALSE;
   }
   it = gst_bin_iterate_elements(GST_BIN(chain));
-  while (ok && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-    GstElement *e = g_value_get_object(&item);
-    if (!stage_is_per_channel(e)) {
-      GstElementFactory *factory = gst_element_get_factory(e);
-      gchar *name = gst_element_get_name(e);
-      g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-                  "stage \"%s\" (%s) is not a per-channel stage: batch stacks the files on the "
-                  "channel axis, so it only runs IIR elements, fxgain and volume (use gst-fx "
-                  "process for each file)",
-                  name,
-                  factory != NULL ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory))
-                                  : G_OBJECT_TYPE_NAME(e));
-      g_free(name);
-      ok = FALSE;
-    }
+  while (!b->per_file && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    b->per_file = !stage_is_per_channel(g_value_get_object(&item));
     g_value_reset(&item);
   }
   g_value_unset(&item);
   gst_iterator_free(it);
   fx_feeder_stop(b->engine);
-  return ok;
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -867,6 +866,67 @@ done:
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* The file-by-file run                                                                      */
+
+/* Runs file f alone through the engine, exactly as `process` runs it: its decoder's caps, blocks
+ * of FX_BLOCK_FRAMES frames with the same time stamps, its output written as the chain gives it
+ * (so a tail rendered at EOS, a look-ahead flushed at EOS, audio held until EOS all belong to
+ * this file and follow its own end). */
+static gboolean run_file(Batch *b, BatchFile *f, GError **error)
+{
+  GstAppSink *sink = GST_APP_SINK(fx_feeder_get(b->engine, "sink"));
+  const gsize bpf = (gsize) f->channels * (gsize) b->bps;
+  guint64 dispatches = 0, nblocks = 0;
+  gchar *backend = NULL;
+  gboolean ok = FALSE;
+
+  if (!fx_feeder_start(b->engine, f->caps, error))
+    goto done;
+  for (gsize off = 0; off < f->frames; off += FX_BLOCK_FRAMES) {
+    gsize m = MIN((gsize) FX_BLOCK_FRAMES, f->frames - off);
+    GstBuffer *buf = gst_buffer_new_allocate(NULL, m * bpf, NULL);
+    GstMapInfo map;
+    gssize got = (gssize) m;
+
+    gst_buffer_map(buf, &map, GST_MAP_WRITE);
+    if (f->stream != NULL)
+      got = fx_decoder_read(f->stream, map.data, m, error);
+    else
+      memcpy(map.data, f->data + off * bpf, m * bpf);
+    gst_buffer_unmap(buf, &map);
+    if (got != (gssize) m) {
+      gst_buffer_unref(buf);
+      if (got >= 0)
+        g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "cannot decode: the file ended after %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                    " frames",
+                    off + (gsize) got, f->frames);
+      goto done;
+    }
+    fx_media_stamp(buf, off, m, b->rate);
+    if (!fx_feeder_push(b->engine, buf, error) || !fx_media_drain(sink, f->writer, error))
+      goto done;
+    nblocks++;
+  }
+  if (!fx_feeder_finish(b->engine, &b->warnings, error) || !fx_media_drain(sink, f->writer, error))
+    goto done;
+  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend != NULL && b->backend == NULL)
+    b->backend = g_steal_pointer(&backend);
+  g_free(backend);
+  b->dispatches += dispatches;
+  b->blocks += nblocks;
+  b->block_frames = FX_BLOCK_FRAMES;
+  b->groups++;
+  ok = TRUE;
+
+done:
+  fx_feeder_stop(b->engine);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Worker threads: decoding is per file, so it runs on --jobs threads (each with its own reused
  * decoder); the stacked run is one stream on the main thread, beside its file side on the
  * `stackers` (run_stacked()). Results are consumed in file order, so
@@ -927,7 +987,8 @@ static void flush_group(Batch *b, GPtrArray *group)
     BatchFile *f = g_ptr_array_index(group, i);
     f->writer = fx_writer_new(f->out, b->opts.format);
   }
-  ran = run_stacked(b, group, &error);
+  ran = b->per_file ? run_file(b, g_ptr_array_index(group, 0), &error)
+                    : run_stacked(b, group, &error);
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
     gboolean keep = ran && f->error == NULL;
@@ -975,6 +1036,39 @@ static void write_empty(Batch *b, BatchFile *f)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+
+/* Descriptors open now (those below 4096: the program's own are the first ones). */
+static guint descriptors_in_use(rlim_t limit)
+{
+  guint used = 0;
+
+  for (int fd = 0; fd < (int) MIN(limit, 4096); fd++)
+    if (fcntl(fd, F_GETFD) != -1)
+      used++;
+  return used;
+}
+
+/* Sizes the run to the open-file limit, beside the descriptors already open (the engine's, the
+ * standard streams): each file submitted to the workers holds at most one (its input, while it
+ * is decoded or, streamed, until its group ends), and each worker's GStreamer decoding pipelines
+ * hold DECODER_FDS when a file needs them; each file of a running group holds its output, and a
+ * streamed one its input. `window`: how many files are submitted ahead (at least 1); `group_fds`:
+ * the descriptors a group may hold (at least 2, one streamed file). The window takes at most
+ * half of what is left, so that groups stay wide; the group at most 4096 (2048 streamed files). */
+#define DECODER_FDS 4
+#define FDS_SLACK 16 /* GStreamer loading a plugin, libsndfile probing a file, ... */
+static void plan_descriptors(rlim_t limit, guint jobs, guint *window, guint *group_fds)
+{
+  const guint used = descriptors_in_use(limit);
+  const rlim_t cap = 1u << 20;
+  const guint avail = (guint) MAX(8, (gint64) MIN(limit, cap) - (gint64) used - (gint64) FDS_SLACK);
+  guint w = 2 * jobs + FILES_AHEAD;
+
+  while (w > 1 && w + DECODER_FDS * MIN(jobs, w) > avail / 2)
+    w--;
+  *window = w;
+  *group_fds = CLAMP(avail - MIN(avail - 2, w + DECODER_FDS * MIN(jobs, w)), 2, 4096);
+}
 
 static gint compare_paths(gconstpointer a, gconstpointer b)
 {
@@ -1027,8 +1121,8 @@ int fx_cmd_batch(int argc, char **argv)
   gboolean quiet = FALSE;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
-       "The chain in gst-launch syntax, as fxchain's `chain` (required; per-channel stages "
-       "only)",
+       "The chain in gst-launch syntax, as fxchain's `chain` (required; with stages that are "
+       "not per-channel causal, e.g. tails or look-ahead, the files run one by one)",
        "DESC"},
       {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &outdir,
        "Directory for the outputs, created if missing (required)", "DIR"},
@@ -1074,7 +1168,7 @@ int fx_cmd_batch(int argc, char **argv)
   GError *error = NULL;
   guint k = 1, n = 1, nsel = 0;
   gsize budget, held = 0;
-  guint streams = 0, max_streams, files_ahead;
+  guint fds = 0, window, group_fds;
   struct rlimit files_limit = {1024, 1024};
   int status;
 
@@ -1084,10 +1178,11 @@ int fx_cmd_batch(int argc, char **argv)
       "Runs many files through one fused plan: the channels of all files are stacked into one\n"
       "stream, so each block of frames is one dispatch for all files together (one launch on a\n"
       "GPU). Writes DIR/<name of FILE> in the input's format (wav, flac, ogg), identical to\n"
-      "`gst-fx process FILE DIR/<name>` with the same options. Prints one summary line (files,\n"
-      "groups, blocks, dispatches). A file that cannot be read, decoded or written is reported\n"
-      "on stderr and the others are processed. Exit status: 0 all files written, 1 some\n"
-      "failed, 2 bad usage.");
+      "`gst-fx process FILE DIR/<name>` with the same options (a chain with stages that are not\n"
+      "per-channel causal, e.g. a tail or a look-ahead, runs the files one by one, each as\n"
+      "`process` runs it). Prints one summary line (files, groups, blocks, dispatches). A file\n"
+      "that cannot be read, decoded or written is reported on stderr and the others are\n"
+      "processed. Exit status: 0 all files written, 1 some failed, 2 bad usage.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;
@@ -1187,23 +1282,12 @@ int fx_cmd_batch(int argc, char **argv)
   }
 
   fx_tool_init();
-  /* A streamed file holds its input open while it waits and its group runs, and its output
-   * while the group runs: as many descriptors as the hard limit allows, and groups bounded by
-   * them (with a margin for decoding ahead and for GStreamer). */
+  /* as many descriptors as the hard limit allows (see plan_descriptors()) */
   if (getrlimit(RLIMIT_NOFILE, &files_limit) == 0) {
     files_limit.rlim_cur = files_limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files_limit);
     getrlimit(RLIMIT_NOFILE, &files_limit);
   }
-  max_streams = files_limit.rlim_cur > 256 + 8 * (rlim_t) jobs
-                    ? (guint) MIN(2048, (files_limit.rlim_cur - 128 - 4 * (rlim_t) jobs) / 2)
-                    : 16;
-  /* files opened ahead hold a descriptor each: only where the limit leaves room beside the
-   * group's (and 64 for GStreamer and the rest) */
-  files_ahead =
-      files_limit.rlim_cur >= 2 * (rlim_t) max_streams + 4 * (rlim_t) jobs + 64 + FILES_AHEAD
-          ? FILES_AHEAD
-          : 0;
   fx_progress_init(&b.progress);
   if (quiet)
     b.progress.enabled = FALSE;
@@ -1223,6 +1307,7 @@ int fx_cmd_batch(int argc, char **argv)
     status = FX_EXIT_FAILURE;
     goto out;
   }
+  plan_descriptors(files_limit.rlim_cur, (guint) jobs, &window, &group_fds);
   for (guint i = 0; i < list->len; i++)
     if (i % n == k - 1)
       nsel++;
@@ -1262,12 +1347,13 @@ int fx_cmd_batch(int argc, char **argv)
   b.jobs = (guint) jobs;
   if (jobs > 1)
     b.stackers = g_thread_pool_new(helper, NULL, jobs - 1, FALSE, NULL);
-  /* Files are opened up to FILES_AHEAD (plus 2 * jobs) ahead of the one being consumed, and
-   * decoded into memory up to 2 * jobs ahead (wait_turn()). */
+  /* Files are opened up to `window` files ahead of the one being consumed (2 * jobs +
+   * FILES_AHEAD where the open-file limit allows), and decoded into memory up to 2 * jobs ahead
+   * (wait_turn()). */
   workers.memory_ahead = 2 * (guint) jobs;
   for (guint j = 0, next = 0; j < nsel; j++) {
     BatchFile *f = &bf[j];
-    for (; next < nsel && next < j + 2 * (guint) jobs + files_ahead; next++) {
+    for (; next < nsel && next < j + window; next++) {
       if (bf[next].skip == NULL)
         submit(&workers, &bf[next]);
       else
@@ -1301,23 +1387,23 @@ int fx_cmd_batch(int argc, char **argv)
       write_empty(&b, f);
       continue;
     }
-    if (f->nonfinite) {
+    if (f->nonfinite || b.per_file) {
       GPtrArray *alone = g_ptr_array_new();
       g_ptr_array_add(alone, f);
       flush_group(&b, alone);
       g_ptr_array_unref(alone);
       continue;
     }
-    if (group->len > 0 &&
-        (held + f->bytes > budget || (f->stream != NULL && streams >= max_streams))) {
+    /* while its group runs, a file holds its output open, and a streamed one its input too */
+    guint need = f->stream != NULL ? 2 : 1;
+    if (group->len > 0 && (held + f->bytes > budget || fds + need > group_fds)) {
       flush_group(&b, group);
       held = 0;
-      streams = 0;
+      fds = 0;
     }
     g_ptr_array_add(group, f);
     held += f->bytes;
-    if (f->stream != NULL)
-      streams++;
+    fds += need;
   }
   flush_group(&b, group);
   fx_progress_update(&b.progress, 1.0, "done");

@@ -15,34 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Writes what the appsink holds (after a push, or everything after EOS). */
-static gboolean drain(GstAppSink *sink, FxWriter *w, GError **error)
-{
-  GstSample *sample;
-
-  while ((sample = gst_app_sink_try_pull_sample(sink, 0)) != NULL) {
-    GstBuffer *buf = gst_sample_get_buffer(sample);
-    GstAudioInfo info;
-    GstMapInfo map;
-    gboolean ok;
-
-    if (!gst_audio_info_from_caps(&info, gst_sample_get_caps(sample))) {
-      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-                          "the chain produced unexpected caps");
-      gst_sample_unref(sample);
-      return FALSE;
-    }
-    gst_buffer_map(buf, &map, GST_MAP_READ);
-    ok = fx_writer_write(w, map.data, map.size / GST_AUDIO_INFO_BPF(&info),
-                         GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info), error);
-    gst_buffer_unmap(buf, &map);
-    gst_sample_unref(sample);
-    if (!ok)
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Creates the output of a stream without frames, in the format the chain negotiated (the input's
  * when it did not get that far). */
 static gboolean write_empty(GstAppSink *sink, FxWriter *w, const GstAudioInfo *in, GError **error)
@@ -130,7 +102,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
       b = gst_buffer_make_writable(b);
       fx_media_stamp(b, done, frames, GST_AUDIO_INFO_RATE(&info));
       done += frames;
-      if (!fx_feeder_push(feeder, b, error) || !drain(sink, writer, error))
+      if (!fx_feeder_push(feeder, b, error) || !fx_media_drain(sink, writer, error))
         goto out;
     }
     if (progress != NULL && duration > 0)
@@ -142,7 +114,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
     if (end)
       break;
   }
-  if (!fx_feeder_finish(feeder, &warnings, error) || !drain(sink, writer, error))
+  if (!fx_feeder_finish(feeder, &warnings, error) || !fx_media_drain(sink, writer, error))
     goto out;
   /* a file without frames (a valid empty input) gives a valid empty output */
   if (!fx_writer_opened(writer) && !write_empty(sink, writer, &info, error))

@@ -928,6 +928,21 @@ FxFeeder *fx_feeder_new(const char *description, GError **error)
     gst_object_unref(pipeline);
     return NULL;
   }
+  /* An appsink that receives EOS waits (by default) until the application has pulled every
+   * sample it holds. Here the application is the thread that pushes the EOS (fx_feeder_finish()),
+   * and stages with a tail or a latency (fxdelay, fxreverb, fxnormalize, a look-ahead, a
+   * low-latency fxfir) push their last buffers while handling that EOS: the appsink would wait for
+   * a pull that cannot come. It must take the EOS at once; what it holds is pulled afterwards. */
+  GstIterator *it = gst_bin_iterate_sinks(GST_BIN(pipeline));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object(&item);
+    if (GST_IS_APP_SINK(e))
+      gst_app_sink_set_wait_on_eos(GST_APP_SINK(e), FALSE);
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
   f = g_new0(FxFeeder, 1);
   f->pipeline = pipeline;
   f->src = gst_pad_new("src", GST_PAD_SRC);
@@ -1050,6 +1065,33 @@ gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error)
       break;
   }
   return ok;
+}
+
+gboolean fx_media_drain(GstAppSink *sink, FxWriter *w, GError **error)
+{
+  GstSample *sample;
+
+  while ((sample = gst_app_sink_try_pull_sample(sink, 0)) != NULL) {
+    GstBuffer *buf = gst_sample_get_buffer(sample);
+    GstAudioInfo info;
+    GstMapInfo map;
+    gboolean ok;
+
+    if (!gst_audio_info_from_caps(&info, gst_sample_get_caps(sample))) {
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                          "the chain produced unexpected caps");
+      gst_sample_unref(sample);
+      return FALSE;
+    }
+    gst_buffer_map(buf, &map, GST_MAP_READ);
+    ok = fx_writer_write(w, map.data, map.size / GST_AUDIO_INFO_BPF(&info),
+                         GST_AUDIO_INFO_CHANNELS(&info), GST_AUDIO_INFO_RATE(&info), error);
+    gst_buffer_unmap(buf, &map);
+    gst_sample_unref(sample);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -153,8 +153,13 @@ GstElement *fx_feeder_pipeline(FxFeeder *f);              /* transfer none */
 gboolean fx_feeder_start(FxFeeder *f, GstCaps *caps, GError **error);
 /* Takes ownership of `buffer`. FALSE with the pipeline's error when it refused it. */
 gboolean fx_feeder_push(FxFeeder *f, GstBuffer *buffer, GError **error);
-/* Sends EOS and waits for it (or an error) on the bus; warnings are collected. */
+/* Sends EOS and waits for it (or an error) on the bus; warnings are collected. The appsinks take
+ * the EOS without waiting to be emptied (fx_feeder_new()): what stages pushed at EOS (tails,
+ * held-back audio) is pulled afterwards. */
 gboolean fx_feeder_finish(FxFeeder *f, GPtrArray **warnings, GError **error);
+/* Writes what `sink` holds to `w` (after a push, or everything after fx_feeder_finish()): the
+ * output side of `process`, and of `batch` for chains that run file by file. */
+gboolean fx_media_drain(GstAppSink *sink, FxWriter *w, GError **error);
 /* Back to NULL (keeps the elements for the next run). */
 void fx_feeder_stop(FxFeeder *f);
 /* Pops the error the pipeline posted, if any (FALSE when none). */
