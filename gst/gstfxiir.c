@@ -252,8 +252,9 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
       klass, first_prop_id + GST_FX_COMMON_PROP_WARM_UP,
       g_param_spec_boolean(
           "warm-up", "Warm-up",
-          "Keep a copy of the last 4096-8192 input frames so that a parameter change that needs "
-          "new filter sections (another order, a large jump) warms them up on recent input and "
+          "Keep a copy of recent input (up to 32768 frames, fewer with more than 8 channels) "
+          "so that a parameter change that needs new filter sections (another order, a large "
+          "jump) warms them up on it and "
           "switches without a click. FALSE saves that copy of every buffer, for streams whose "
           "parameters do not change while they run (file conversion, gst-fx batch); such a "
           "change then starts the new sections from silence (still crossfaded)",
