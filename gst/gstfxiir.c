@@ -344,6 +344,15 @@ static fx_precision_t to_fx_precision(GstFxPrecision p)
 
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate)
 {
+  /* Inside (0, Nyquist) but refused by the design: so close to an end of the range that the
+   * filter's poles round onto the unit circle (all digits shown: %g would print 23999.9999 as
+   * 24000). */
+  if (isfinite(value) && value > 0.0 && value < rate / 2.0)
+    return g_strdup_printf("%s=%.12g Hz is out of range: too close to %s for a stable design "
+                           "(must be inside (0, %g) Hz for rate %g Hz, with some distance from "
+                           "both ends)",
+                           property, value, value < rate / 4.0 ? "0 Hz" : "Nyquist", rate / 2.0,
+                           rate);
   return g_strdup_printf("%s=%g Hz is out of range: must be inside (0, %g) Hz for rate %g Hz",
                          property, value, rate / 2.0, rate);
 }
