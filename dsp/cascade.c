@@ -1213,10 +1213,10 @@ static void gather_hist(const fx_cascade_t *c, int s, double *h)
 
 /* Same section count: whether a section that keeps its poles, behind one whose poles move, is slow
  * (its transient outlasts FX_WIN_MIN frames). Its input then changes character while its
- * direct-form-I state, derived from the old input's history, is left ringing for as long: an
- * fxsos whose first row's shelf drops by 10 dB in front of a 50 Hz notch with q 8 (unchanged) gave
- * a transient 10x the input's peak that way. A warm-up on the input gives such sections the state
- * the new signal gives them. Controller ramps move every section's poles, so they keep the
+ * direct-form-I state, derived from the old input's history, is left ringing for as long (an
+ * fxsos whose first row's shelf drops by 10 dB in front of an unchanged 50 Hz notch with q 8
+ * rings for seconds, several times louder than its input). A warm-up on the input gives such
+ * sections the state the new signal gives them. Controller ramps move every section's poles, so they keep the
  * transfer. */
 static int slow_after_change(const double *old, const double *nw, int K)
 {

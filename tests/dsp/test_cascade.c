@@ -1245,7 +1245,7 @@ static void test_stages_equal_chain(void)
   /* single-precision arithmetic (float state and coefficients): the chain rounds its signals
    * between stages to float as well, the staged engine keeps them in float registers */
   /* The bar: 1e-4, or where float arithmetic loses more on a random chain (poles near the unit
-   * circle, a warm-up from rounded samples: FX_TEST_SEED=11 gave 3.1e-4), 4x the chain's own
+   * circle, a warm-up from rounded samples: some values of FX_TEST_SEED), 4x the chain's own
    * single-precision error, measured against the same chain in double arithmetic (same stream
    * format, same changes and splits). */
   for (int k = 0; k < CHG_N; k++) {

@@ -296,8 +296,8 @@ def assert_f64_matches_sosfilt(y, ref, sos, x, bar=1e-12):
     """A float64 engine's output y against scipy's sosfilt output ref for input x: within bar,
     over all channels and per first/last channel (interleaving must not mix channels). scipy is
     itself a double implementation: on ill-conditioned designs (poles near z = 1) the two differ
-    by more than 1e-12 on some inputs (FX_TEST_SEED=5: 1.04e-12 for an order-8 low-pass at 50 Hz
-    on 67 channels). There both are judged against an extended-precision TDF-II
+    by more than 1e-12 on some inputs (some values of FX_TEST_SEED, on an order-8 low-pass at
+    50 Hz). There both are judged against an extended-precision TDF-II
     (sosfilt_extended): the engine must be within bar of it or no worse than 4x scipy."""
     channels = y.shape[1]
     ext = None
