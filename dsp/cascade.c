@@ -1216,8 +1216,8 @@ static void gather_hist(const fx_cascade_t *c, int s, double *h)
  * direct-form-I state, derived from the old input's history, is left ringing for as long (an
  * fxsos whose first row's shelf drops by 10 dB in front of an unchanged 50 Hz notch with q 8
  * rings for seconds, several times louder than its input). A warm-up on the input gives such
- * sections the state the new signal gives them. Controller ramps move every section's poles, so they keep the
- * transfer. */
+ * sections the state the new signal gives them. Controller ramps move every section's poles,
+ * so they keep the transfer. */
 static int slow_after_change(const double *old, const double *nw, int K)
 {
   int moved = 0; /* a section before k moved its poles (by more than rounding: a design
