@@ -126,7 +126,7 @@ static double pooled_single_err(const fx_sos_t *sos, int K, size_t frames, int C
 }
 
 /* the default seed of the random cascades and inputs (any value; FX_TEST_SEED overrides it) */
-#define DEFAULT_SEED 20261201u
+#define DEFAULT_SEED 20419341u
 
 /* passes of the last accuracy_case that took the scan kernel */
 static uint64_t last_scans;
@@ -269,7 +269,7 @@ static void *gpu_run(const double *x, size_t frames, int C, const fx_sos_t *sos,
   fx_cascade_set_sections(c, sos, K, 1.0);
   fx_cuda_set_graphs(g, graphs);
   fx_cuda_attach(g, c);
-  rng_seed(split_seed);
+  rng_seed_raw(split_seed);
   process_in_buffers(c, y, frames, C, v->fmt, buf, NULL);
   CHECK(fx_cuda_error(g) == NULL, "CUDA failed: %s", fx_cuda_error(g));
   *launches = fx_cuda_launches(g);

@@ -94,6 +94,13 @@ static inline void rng_seed(uint64_t s)
   rng_state = s ? s : 1;
 }
 
+/* Seeds the generator with a value drawn from it (derived seeds already depend on the test's
+ * seed, FX_TEST_SEED included: not mixed again). */
+static inline void rng_seed_raw(uint64_t s)
+{
+  rng_state = s ? s : 1;
+}
+
 /* Seeds the generator for a test's main stream of random data: FX_TEST_SEED itself when it is
  * set, else the test's default. Returns the seed. */
 static inline uint64_t fxcheck_seed(uint64_t dflt)
