@@ -125,7 +125,9 @@ static double pooled_single_err(const fx_sos_t *sos, int K, size_t frames, int C
   return done ? (double) sqrtl(num / (long double) done) : 0.0;
 }
 
-/* the default seed of the random cascades and inputs (any value; FX_TEST_SEED overrides it) */
+/* the default seed of the random cascades and inputs (FX_TEST_SEED overrides it): one that draws
+ * a short case on which the GPU's float error exceeds 4x the CPU engine's own on an FMA kernel,
+ * so that the default run takes the second opinion of accuracy_case() */
 #define DEFAULT_SEED 20419341u
 
 /* passes of the last accuracy_case that took the scan kernel */
