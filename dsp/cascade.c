@@ -32,14 +32,16 @@
  *         coefficients, as a direct-form-I filter would switch:
  *             z2 = b2 x[n] - a2 y[n];   z1 = b1 x[n] - a1 y[n] + b2 x[n-1] - a2 y[n-1]
  *         where x is the section's input and y its output. No extra filtering.
- *       - A new section count or a large jump: warm-up. The new sections run over the last input
- *         frames of the stage, as many as its slowest pole needs to decay by FX_WARM_DECAY (at
- *         most FX_RING), starting from the steady state for a constant input equal to the
- *         window's first frame (or from the zero state at the start of the stream, exactly, when
- *         the whole stream since the reset is in the ring). The cost is that many frames of extra
- *         filtering per change (fx_cascade_warm_frames()), paid in set_stages(), never in
- *         process(). The stage's input is reconstructed exactly (see "Warm-up of an inner
- *         stage" below).
+ *       - A new section count, a large jump, or a slow section that keeps its poles behind one
+ *         whose poles move (see slow_after_change()): warm-up. The new sections run over the last
+ *         input frames of the stage, as many as its slowest pole needs to decay by
+ *         FX_WARM_DECAY (at most FX_RING, the window; where they need more, the crossfade below
+ *         lasts until they have run that many frames in all), starting from the steady state
+ *         for a constant input equal to the window's first frame (or from the zero state at the
+ *         start of the stream, exactly, when the whole stream since the reset is in the ring).
+ *         The cost is that many frames of extra filtering per change (fx_cascade_warm_frames()),
+ *         paid in set_stages(), never in process(). The stage's input is reconstructed exactly
+ *         (see "Warm-up of an inner stage" below).
  *   - In addition the stage's output crossfades linearly from its old sections (`old`, which keep
  *     running on the same input with their own copy of the state) to the new ones over `xf_len`
  *     frames, at the stage's own output: the following stages filter the faded signal, as in a
@@ -134,8 +136,16 @@
 /* Frames of the old path filtered per kernel call during a crossfade (bounds the scratch). */
 #define FX_XF_CHUNK 1024
 #define FX_DEFAULT_CROSSFADE 256
-/* Input frames a warm-up may use per channel. */
-#define FX_RING 4096
+/* Input frames a warm-up may use per channel (the engine's window, c->win): FX_WIN_MAX, enough
+ * for a 50 Hz notch with q 8 or an order-16 Butterworth at 20 Hz at 48 kHz, as long as the
+ * window of all channels together stays within FX_WIN_SAMPLES samples; for more channels it
+ * halves down to FX_WIN_MIN (so many-channel engines do not keep tens of megabytes of input).
+ * Where the new sections need more than the window, the crossfade lengthens instead (see
+ * prepare_stage()). */
+#define FX_WIN_MAX 32768
+#define FX_WIN_MIN 4096
+#define FX_WIN_SAMPLES ((size_t) 1 << 18)
+#define FX_RING (c->win)
 /* Input frames kept per channel (warm-up window plus the distance to the checkpoint before it). */
 #define FX_RING2 (2 * FX_RING)
 /* A warm-up runs until the slowest pole of the new cascade has decayed by this factor (or over
@@ -241,6 +251,7 @@ struct fx_cascade {
    * and the ring is not even allocated; turning it on sets ring_from. */
   void *ring;
   size_t ring_bytes, ring_pos, ring_len;
+  size_t win; /* warm-up window (FX_RING) for the configured channel count */
   uint64_t ring_total, ring_from;
   int history;
   void *warm; /* scratch for warm-ups: ring_len frames, allocated on first use */
@@ -418,6 +429,7 @@ fx_cascade_t *fx_cascade_new(void)
   c->kernel = fx_kernel_select();
   c->fresh = 1;
   c->xf_default = FX_DEFAULT_CROSSFADE;
+  c->win = FX_WIN_MAX;
   c->ring_len = FX_RING;
   c->history = 1;
   if (!path_reserve(&c->cur, 0, 0)) {
@@ -509,9 +521,20 @@ static int reserve_checkpoints(fx_cascade_t *c, int K, int channels)
   return 1;
 }
 
+/* The warm-up window for a channel count (see FX_WIN_MAX). */
+static size_t win_for(int channels)
+{
+  size_t w = FX_WIN_MAX;
+  while (w > FX_WIN_MIN && w * (size_t) channels > FX_WIN_SAMPLES)
+    w /= 2;
+  return w;
+}
+
 static int reserve_stream(fx_cascade_t *c, int channels, fx_sample_format_t format)
 {
   const size_t ss = format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
+  c->win = win_for(channels);
+  c->ring_len = c->S > 1 ? FX_RING2 : FX_RING;
   if (!path_reserve(&c->cur, c->cur.K, channels) ||
       !grow((void **) &c->hist, &c->hist_cap, hist_len(c->cur.K, channels), sizeof(double)) ||
       (c->history && !grow(&c->ring, &c->ring_bytes, c->ring_len * (size_t) channels * ss, 1)) ||
@@ -888,8 +911,11 @@ static void ring_copy(const fx_cascade_t *c, void *dst, size_t n)
     memcpy((unsigned char *) dst + first * fb, c->ring, (n - first) * fb);
 }
 
-/* Frames a warm-up needs for K sections: until their slowest pole decays by FX_WARM_DECAY, at most
- * FX_RING. */
+/* Longest crossfade a change lengthens to where its warm-up falls short of the need (frames). */
+#define FX_XF_MAX ((size_t) 8 * FX_WIN_MAX)
+
+/* Frames a warm-up needs for K sections: until their slowest pole decays by FX_WARM_DECAY (not
+ * capped by the window; at most FX_XF_MAX + FX_WIN_MAX). */
 static size_t warm_need(const double *coef, int K)
 {
   double rmax = 0.0;
@@ -906,9 +932,10 @@ static size_t warm_need(const double *coef, int K)
   }
   if (rmax <= 0.0)
     return 2;
-  double n = rmax < 1.0 ? ceil(log(FX_WARM_DECAY) / log(rmax)) : (double) FX_RING;
-  if (n > FX_RING)
-    n = FX_RING;
+  const double cap = (double) (FX_XF_MAX + FX_WIN_MAX);
+  double n = rmax < 1.0 ? ceil(log(FX_WARM_DECAY) / log(rmax)) : cap;
+  if (!(n <= cap))
+    n = cap;
   return n < 2 ? 2 : (size_t) n;
 }
 
@@ -1123,6 +1150,7 @@ typedef struct {
   int Kn, K;
   double *pure, *ex; /* [K][5], [K + 1] */
   int changed, warm;
+  size_t xf_min; /* shortest crossfade for the warm-up's residual (0: the default) */
   double *state; /* [C][K][2] new state (changed stages) */
   float *state_f;
   double *h; /* [C][K + 1][2] new boundary history (changed stages) */
@@ -1185,6 +1213,27 @@ static void gather_hist(const fx_cascade_t *c, int s, double *h)
   }
 }
 
+/* Same section count: whether a section that keeps its poles, behind one whose poles move, is slow
+ * (its transient outlasts FX_WIN_MIN frames). Its input then changes character while its
+ * direct-form-I state, derived from the old input's history, is left ringing for as long (an
+ * fxsos whose first row's shelf drops by 10 dB in front of an unchanged 50 Hz notch with q 8
+ * rings for seconds, several times louder than its input). A warm-up on the input gives such
+ * sections the state the new signal gives them. Controller ramps move every section's poles,
+ * so they keep the transfer. */
+static int slow_after_change(const double *old, const double *nw, int K)
+{
+  int moved = 0; /* a section before k moved its poles (by more than rounding: a design
+                  * recomputed for the same parameters differs in the last bits) */
+  for (int k = 0; k < K; k++) {
+    const double *o = old + 5 * (size_t) k, *n = nw + 5 * (size_t) k;
+    if (fabs(o[3] - n[3]) + fabs(o[4] - n[4]) > 1e-9)
+      moved = 1;
+    else if (moved && o[3] == n[3] && o[4] == n[4] && warm_need(n, 1) > FX_WIN_MIN)
+      return 1;
+  }
+  return 0;
+}
+
 /* Builds the new stage: balanced coefficients, and for a changed stage its new state and history
  * (DF-I transfer or warm-up), from the running cascade, which is not modified. */
 static fx_status_t prepare_stage(fx_cascade_t *c, int s, fx_new_stage_t *ns, int compare)
@@ -1193,6 +1242,7 @@ static fx_status_t prepare_stage(fx_cascade_t *c, int s, fx_new_stage_t *ns, int
   ns->state = NULL;
   ns->state_f = NULL;
   ns->h = NULL;
+  ns->xf_min = 0;
   if (compare) {
     const fx_stage_rt_t *st = &c->st[s];
     ns->changed = st->Kn != ns->Kn;
@@ -1217,7 +1267,8 @@ static fx_status_t prepare_stage(fx_cascade_t *c, int s, fx_new_stage_t *ns, int
   for (size_t i = 0; i < (size_t) ns->K * 5; i++)
     pf[i] = (float) ns->pure[i];
 
-  ns->warm = st->Kn != ns->Kn || pole_distance(st->pure, ns->pure, ns->K) > FX_WARM_THRESHOLD;
+  ns->warm = st->Kn != ns->Kn || pole_distance(st->pure, ns->pure, ns->K) > FX_WARM_THRESHOLD ||
+             slow_after_change(st->pure, ns->pure, ns->K);
   if (!ns->warm) {
     gather_hist(c, s, ns->h);
     /* Bring the history's inner boundary signals to the new balancing scale (see balance()). */
@@ -1240,10 +1291,19 @@ static fx_status_t prepare_stage(fx_cascade_t *c, int s, fx_new_stage_t *ns, int
   /* Warm-up on the stage's recent input: the junction's signal, after its gains (then the
    * sections run as they are) or before them (then with the junction gain folded in). */
   const size_t fill = ring_fill(c);
-  size_t n = warm_need(ns->pure, ns->K);
+  const size_t need = warm_need(ns->pure, ns->K);
+  size_t n = need < FX_RING ? need : FX_RING;
   const int zero = c->ring_total <= FX_RING && n >= fill;
   if (n > fill)
     n = fill;
+  /* Sections slower than the window (or than the input kept so far) start with part of their
+   * transient left: it decays with their slowest pole, so the crossfade to them lasts until
+   * they have run `need` frames in all. Its weight then rises as slowly as the residual decays,
+   * which keeps the transient a small fraction of it. From the zero state at the start of the
+   * stream the warm-up is exact. */
+  ns->xf_min = 0;
+  if (!zero && n < need)
+    ns->xf_min = need - n < FX_XF_MAX ? need - n : FX_XF_MAX;
   if (!grow(&c->warm, &c->warm_bytes, c->ring_len * (size_t) C * sample_size(c), 1))
     return FX_ERR_CAPACITY;
   size_t m = n;
@@ -1550,7 +1610,7 @@ fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *sta
                (size_t) st->K * 2 * sizeof(float));
       }
       st->xf_active = 1;
-      st->xf_len = c->xf_default;
+      st->xf_len = c->xf_default > ns[s].xf_min ? c->xf_default : ns[s].xf_min;
       st->xf_pos = 0;
     }
     if (!do_xf) {

@@ -979,6 +979,24 @@ static fx_status_t finish(zpk_t *f, fx_sos_t *sos, int capacity, int *n_sections
   return FX_OK;
 }
 
+/* A design whose poles land on (or beyond) the unit circle although the spec check accepted its
+ * frequencies has an edge so close to 0 or to Nyquist (or band edges so close together) that the
+ * bilinear transform rounds its poles onto the circle: that is a frequency out of the range this
+ * order can be designed in, reported as such (the element names the property), not as an
+ * unstable section. Other statuses pass through. */
+static fx_status_t edge_status(const fx_iir_spec_t *spec, fx_status_t st)
+{
+  if (st != FX_ERR_UNSTABLE)
+    return st;
+  if (spec->mode == FX_MODE_LOW_PASS || spec->mode == FX_MODE_HIGH_PASS)
+    return FX_ERR_CUTOFF;
+  const double ny = 0.5 * spec->rate;
+  const double dl = fmin(spec->lower, ny - spec->lower), du = fmin(spec->upper, ny - spec->upper);
+  if (spec->upper - spec->lower < fmin(dl, du))
+    return FX_ERR_BAND;
+  return dl <= du ? FX_ERR_LOWER : FX_ERR_UPPER;
+}
+
 fx_status_t fx_design_iir(const fx_iir_spec_t *spec, fx_sos_t *sos, int capacity, int *n_sections)
 {
   zpk_t f;
@@ -1038,7 +1056,7 @@ fx_status_t fx_design_iir(const fx_iir_spec_t *spec, fx_sos_t *sos, int capacity
     return FX_ERR_TYPE;
   }
   bilinear_zpk(&f, 2.0);
-  return finish(&f, sos, capacity, n_sections);
+  return edge_status(spec, finish(&f, sos, capacity, n_sections));
 }
 
 fx_status_t fx_design_linkwitz_riley(fx_mode_t mode, int order, double cutoff, double rate,
@@ -1079,7 +1097,11 @@ fx_status_t fx_design_linkwitz_riley(fx_mode_t mode, int order, double cutoff, d
   f.k = xg_mulg(f.k, f.k);
   if (mode == FX_MODE_HIGH_PASS && half % 2 == 1)
     f.k.m = -f.k.m;
-  return finish(&f, sos, capacity, n_sections);
+  {
+    /* poles rounded onto the unit circle: the cutoff is out of the designable range */
+    const fx_status_t st = finish(&f, sos, capacity, n_sections);
+    return st == FX_ERR_UNSTABLE ? FX_ERR_CUTOFF : st;
+  }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -252,8 +252,9 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
       klass, first_prop_id + GST_FX_COMMON_PROP_WARM_UP,
       g_param_spec_boolean(
           "warm-up", "Warm-up",
-          "Keep a copy of the last 4096-8192 input frames so that a parameter change that needs "
-          "new filter sections (another order, a large jump) warms them up on recent input and "
+          "Keep a copy of recent input (up to 32768 frames, fewer with more than 8 channels) "
+          "so that a parameter change that needs new filter sections (another order, a large "
+          "jump) warms them up on it and "
           "switches without a click. FALSE saves that copy of every buffer, for streams whose "
           "parameters do not change while they run (file conversion, gst-fx batch); such a "
           "change then starts the new sections from silence (still crossfaded)",
@@ -343,6 +344,15 @@ static fx_precision_t to_fx_precision(GstFxPrecision p)
 
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate)
 {
+  /* Inside (0, Nyquist) but refused by the design: so close to an end of the range that the
+   * filter's poles round onto the unit circle (all digits shown: %g would print 23999.9999 as
+   * 24000). */
+  if (isfinite(value) && value > 0.0 && value < rate / 2.0)
+    return g_strdup_printf("%s=%.12g Hz is out of range: too close to %s for a stable design "
+                           "(must be inside (0, %g) Hz for rate %g Hz, with some distance from "
+                           "both ends)",
+                           property, value, value < rate / 4.0 ? "0 Hz" : "Nyquist", rate / 2.0,
+                           rate);
   return g_strdup_printf("%s=%g Hz is out of range: must be inside (0, %g) Hz for rate %g Hz",
                          property, value, rate / 2.0, rate);
 }

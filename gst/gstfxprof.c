@@ -34,7 +34,8 @@
  * Options: `GST_TRACERS="fxprof(summary=false)"` logs the records without printing the summary;
  * `GST_TRACERS="fxprof(per-buffer=true)"` also logs one `fxprof-buffer` record per buffer
  * (`element`, `ts`, `time`, `frames`, `buffers`: 1, or for a buffer list pushed at once one
- * record for the whole list with its length).
+ * record for the whole list with its length). Both take true or false; an unknown option or
+ * another value is reported on stderr and ignored (the other options still apply).
  *
  * Cost: two hook calls per buffer and pad push, a cached per-element lookup, an uncontended mutex
  * and 8 bytes of memory per profiled buffer (kept for the exact median). None when not enabled.
@@ -451,6 +452,38 @@ static void do_change_state_pre(GstFxProf *self, GstClockTime ts, GstElement *el
     report(self, en, "teardown");
 }
 
+/* One option of GST_TRACERS="fxprof(...)": a known name with a boolean value, or a message on
+ * stderr naming what is wrong (that option is ignored, the others apply). */
+static gboolean apply_option(GQuark field, const GValue *value, gpointer user_data)
+{
+  GstFxProf *self = user_data;
+  const gchar *name = g_quark_to_string(field);
+  gboolean *target = NULL;
+
+  if (g_str_equal(name, "summary"))
+    target = &self->summary;
+  else if (g_str_equal(name, "per-buffer"))
+    target = &self->per_buffer;
+  if (!target) {
+    g_printerr("fxprof: unknown option \"%s\" ignored (the options are summary and "
+               "per-buffer)\n",
+               name);
+    GST_WARNING_OBJECT(self, "unknown option \"%s\" ignored", name);
+    return TRUE;
+  }
+  if (G_VALUE_HOLDS_BOOLEAN(value)) {
+    *target = g_value_get_boolean(value);
+    return TRUE;
+  }
+  {
+    gchar *v = gst_value_serialize(value);
+    g_printerr("fxprof: option %s=%s ignored: it takes true or false\n", name, v ? v : "?");
+    GST_WARNING_OBJECT(self, "option %s=%s ignored: it takes true or false", name, v ? v : "?");
+    g_free(v);
+  }
+  return TRUE;
+}
+
 static void gst_fx_prof_constructed(GObject *object)
 {
   GstFxProf *self = GST_FX_PROF(object);
@@ -470,8 +503,7 @@ static void gst_fx_prof_constructed(GObject *object)
     g_free(desc);
   }
   if (st) {
-    gst_structure_get_boolean(st, "summary", &self->summary);
-    gst_structure_get_boolean(st, "per-buffer", &self->per_buffer);
+    gst_structure_foreach(st, apply_option, self);
     gst_structure_free(st);
   }
   g_free(params);

@@ -1051,8 +1051,20 @@ static const char *chg_names[CHG_N] = {
 
 /* One random chain, one kind of change; returns max |fused - chain| / max |chain| over the
  * whole output and (*win) over the frames within 2000 of a change. */
+static double stages_trial_out(int kind, uint64_t seed, fx_sample_format_t fmt, fx_precision_t prec,
+                               int big, double *win, void **chain_out);
+/* samples (frames x channels) of the last trial's output */
+static size_t stages_trial_samples;
+
 static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_precision_t prec,
                            int big, double *win)
+{
+  return stages_trial_out(kind, seed, fmt, prec, big, win, NULL);
+}
+
+/* As stages_trial(); *chain_out (when not NULL) receives the chain's output (free() it). */
+static double stages_trial_out(int kind, uint64_t seed, fx_sample_format_t fmt, fx_precision_t prec,
+                               int big, double *win, void **chain_out)
 {
   const double fs = 48000.0;
   rng_seed(seed);
@@ -1139,7 +1151,9 @@ static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_p
         /* an earlier stage changes, then, 1000 frames later, a later one jumps */
         t = iirs[ni - 1];
         int u = iirs[0];
-        cs[u].f *= 1.2;
+        /* up, or down where up would leave the band (repeated changes of one stage must not
+         * reach Nyquist, where the design is invalid: FX_TEST_SEED=5 got there) */
+        cs[u].f = cs[u].f * 1.2 < 0.4 * fs ? cs[u].f * 1.2 : cs[u].f / 1.2;
         ch_design(&cs[u], fs);
         ch_install(cs, n, f);
         size_t m = 1000 < frames - pos ? 1000 : frames - pos;
@@ -1197,7 +1211,11 @@ static double stages_trial(int kind, uint64_t seed, fx_sample_format_t fmt, fx_p
     fx_cascade_free(cs[i].e);
   fx_cascade_free(f);
   free(x);
-  free(y);
+  stages_trial_samples = frames * (size_t) C;
+  if (chain_out)
+    *chain_out = y;
+  else
+    free(y);
   free(near);
   /* F32: relative to the output or, when a chain attenuates strongly, to a tenth of the input
    * level (the rounding of the signals between the stages sets the floor) */
@@ -1241,13 +1259,39 @@ static void test_stages_equal_chain(void)
   }
   /* single-precision arithmetic (float state and coefficients): the chain rounds its signals
    * between stages to float as well, the staged engine keeps them in float registers */
+  /* The bar: 1e-4, or where float arithmetic loses more on a random chain (poles near the unit
+   * circle, a warm-up from rounded samples: some values of FX_TEST_SEED), 4x the chain's own
+   * single-precision error, measured against the same chain in double arithmetic (same stream
+   * format, same changes and splits). */
   for (int k = 0; k < CHG_N; k++) {
-    double worst = 0.0, w;
-    for (uint64_t seed = 1; seed <= 4; seed++)
-      worst = fmax(worst, stages_trial(k, seed * 91 + (uint64_t) k, FX_SAMPLE_F32,
-                                       FX_PRECISION_SINGLE, 0, &w));
-    printf("stages vs chain, F32 single, %-26s: max rel diff %.3g\n", chg_names[k], worst);
-    CHECK(worst <= 1e-4, "F32 single %s: fused vs chain %.3g", chg_names[k], worst);
+    double worst = 0.0, worst_own = 0.0, w, w2;
+    int over = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+      void *ys = NULL, *yd = NULL;
+      const uint64_t sd = seed * 91 + (uint64_t) k;
+      const double e = stages_trial_out(k, sd, FX_SAMPLE_F32, FX_PRECISION_SINGLE, 0, &w, &ys);
+      stages_trial_out(k, sd, FX_SAMPLE_F32, FX_PRECISION_AUTO, 0, &w2, &yd);
+      double d = 0.0, m = 0.05; /* the floor of stages_trial's F32 scale */
+      if (ys && yd) {
+        const float *a = ys, *b = yd;
+        const size_t n = stages_trial_samples;
+        for (size_t i = 0; i < n; i++) {
+          d = fmax(d, fabs((double) a[i] - (double) b[i]));
+          m = fmax(m, fabs((double) b[i]));
+        }
+      }
+      free(ys);
+      free(yd);
+      const double own = d / m;
+      worst = fmax(worst, e);
+      worst_own = fmax(worst_own, own);
+      over += e > fmax(1e-4, 4.0 * own);
+    }
+    printf("stages vs chain, F32 single, %-26s: max rel diff %.3g (chain's own float error up to "
+           "%.3g)\n",
+           chg_names[k], worst, worst_own);
+    CHECK(over == 0, "F32 single %s: fused vs chain %.3g (own float error up to %.3g)",
+          chg_names[k], worst, worst_own);
   }
 }
 

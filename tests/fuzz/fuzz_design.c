@@ -79,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
        * elliptic prototype refuses an attenuation it cannot realise (1e179 dB) that the check
        * lets through (unreachable from the elements, which cap it at 200 dB). */
       FUZZ_CHECK(st == FX_ERR_UNSTABLE || st == FX_ERR_NONFINITE || st == FX_ERR_CAPACITY ||
+                     st == FX_ERR_CUTOFF || st == FX_ERR_LOWER || st == FX_ERR_UPPER ||
+                     st == FX_ERR_BAND ||
                      (spec.family == FX_FAMILY_ELLIPTIC && st == FX_ERR_ATTENUATION),
                  "valid spec refused: %d (%s)", st, fx_status_string(st));
       if (st == FX_ERR_CAPACITY)

@@ -2,6 +2,8 @@
 # Runs one libFuzzer target for SECONDS on top of its committed corpus (read-only: new inputs go to
 # WORKDIR/corpus, crashes to WORKDIR/). Exit status: the fuzzer's (non-zero on a crash, a leak, a
 # sanitizer report, a timeout or an out-of-memory). Prints the executions at the end.
+# libFuzzer's random choices start from a fixed seed (1), or from FX_TEST_SEED when it is set; a
+# failure prints it. (The run is bounded by time, so how far it gets still depends on the machine.)
 # usage: run-fuzzer.sh FUZZER SECONDS WORKDIR CORPUS [libFuzzer options...]
 set -u
 fuzzer="$1" seconds="$2" work="$3" corpus="$4"
@@ -10,7 +12,12 @@ mkdir -p "$work/corpus"
 # Leak detection stays on except for the GStreamer target (GLib's one-time allocations).
 leaks=1
 case "$fuzzer" in *fuzz_chain) leaks=0 ;; esac
-"$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
+# libFuzzer takes a 32-bit seed and treats 0 as "draw one"
+seed=$(( ${FX_TEST_SEED:-1} % 4294967296 ))
+[ "$seed" -eq 0 ] && seed=1
+"$fuzzer" -seed="$seed" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
   -detect_leaks="$leaks" -print_final_stats=1 -artifact_prefix="$work/" \
   "$@" "$work/corpus" "$corpus" 2>&1 | tail -n 40
-exit "${PIPESTATUS[0]}"
+rc="${PIPESTATUS[0]}"
+[ "$rc" -ne 0 ] && echo "run-fuzzer.sh: failed with -seed=$seed (FX_TEST_SEED=${FX_TEST_SEED:-unset})"
+exit "$rc"

@@ -122,10 +122,33 @@ static inline double *fx_sine(double freq, int rate, int channels, size_t frames
   return x;
 }
 
-/* Interleaved uniform white noise in [-amp, amp), reproducible. */
+/* A GRand for a test's fixed seed: the same data on every run, unless FX_TEST_SEED=<n> is set,
+ * which mixes n into every seed (the first use prints it, so that the test log of a failure
+ * shows which data failed). */
+static inline GRand *fx_test_rand(guint32 seed)
+{
+  static gsize once = 0;
+  static guint32 mix = 0;
+  static gboolean set = FALSE;
+  if (g_once_init_enter(&once)) {
+    const char *s = g_getenv("FX_TEST_SEED");
+    if (s && *s) {
+      const guint64 v = g_ascii_strtoull(s, NULL, 0);
+      mix = (guint32) (v ^ (v >> 32)) * 0x9E3779B1u + 0x7F4A7C15u;
+      set = TRUE;
+      g_printerr("random test data from FX_TEST_SEED=%" G_GUINT64_FORMAT
+                 " (the same value repeats them)\n",
+                 v);
+    }
+    g_once_init_leave(&once, 1);
+  }
+  return g_rand_new_with_seed(set ? seed ^ mix : seed);
+}
+
+/* Interleaved uniform white noise in [-amp, amp), reproducible (see fx_test_rand()). */
 static inline double *fx_noise(guint32 seed, int channels, size_t frames, double amp)
 {
-  GRand *r = g_rand_new_with_seed(seed);
+  GRand *r = fx_test_rand(seed);
   double *x = g_new(double, frames *(size_t) channels);
   for (size_t i = 0; i < frames * (size_t) channels; i++)
     x[i] = amp * (2.0 * g_rand_double(r) - 1.0);

@@ -317,7 +317,7 @@ GST_START_TEST(test_chunk_invariance)
   const size_t frames = 20000;
   double *x = fx_noise(1234 + __i__, channels, frames, 0.5);
   size_t splits[64];
-  GRand *r = g_rand_new_with_seed(99 + __i__);
+  GRand *r = fx_test_rand(99 + (guint32) __i__);
   GstHarness *h1, *h2;
   double *y1, *y2, peak = 0.0, worst = 0.0;
 

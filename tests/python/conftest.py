@@ -12,6 +12,7 @@ The GStreamer plugin is found through GST_PLUGIN_PATH_1_0 (scripts/test.sh sets 
 """
 
 import os
+import sys
 import threading
 import time
 
@@ -27,6 +28,58 @@ from gi.repository import Gst  # noqa: E402
 from fxcascade import noise, rel_err, ser_db  # noqa: E402,F401 (re-exported for the tests)
 
 Gst.init(None)
+
+# ------------------------------------------------------------------------------------------------
+# Random test data. Every test builds its generators with np.random.default_rng(<fixed seed>)
+# (directly or through fxcascade.noise/random_split), so the data are the same on every run.
+# FX_TEST_SEED=<n> draws other data: every seeded generator then starts from (seed, n) instead of
+# seed. A failing test's report names the value in use, so that the failure can be repeated.
+# A generator without a seed would draw fresh entropy on every run: that is refused.
+
+def _fx_test_seed():
+    v = os.environ.get("FX_TEST_SEED", "").strip()
+    return int(v, 0) if v else None
+
+
+FX_TEST_SEED = _fx_test_seed()
+_numpy_default_rng = np.random.default_rng
+
+
+_TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _seeded_default_rng(seed=None):
+    if seed is None:
+        # refused in the tests' own code; libraries (numpy, scipy) may draw fresh entropy
+        caller = os.path.abspath(sys._getframe(1).f_code.co_filename)
+        if caller.startswith(_TESTS_DIR + os.sep):
+            raise AssertionError("np.random.default_rng() without a seed in %s: tests must be "
+                                 "reproducible (give a fixed seed; FX_TEST_SEED varies it)"
+                                 % caller)
+        return _numpy_default_rng()
+    if FX_TEST_SEED is not None and isinstance(seed, (int, np.integer)):
+        return _numpy_default_rng([int(seed) & (2 ** 64 - 1), FX_TEST_SEED & (2 ** 64 - 1)])
+    return _numpy_default_rng(seed)
+
+
+np.random.default_rng = _seeded_default_rng
+
+
+def pytest_report_header(config):
+    return ("random test data: FX_TEST_SEED=%d" % FX_TEST_SEED if FX_TEST_SEED is not None
+            else "random test data: the tests' fixed seeds (FX_TEST_SEED unset)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        rep.sections.append(
+            ("random test data",
+             "FX_TEST_SEED=%d (run again with it to repeat the data)" % FX_TEST_SEED
+             if FX_TEST_SEED is not None
+             else "the tests' fixed seeds (FX_TEST_SEED unset); FX_TEST_SEED=<n> draws others"))
 
 DEFAULT_TIMEOUT = 30.0  # seconds for one pipeline run
 

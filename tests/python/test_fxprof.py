@@ -287,3 +287,29 @@ def test_gst_stats_reads_the_log(fx, tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+@pytest.mark.parametrize("opts,complaint", [
+    ("summry=false", 'fxprof: unknown option "summry" ignored'),
+    ("per_buffer=true", 'fxprof: unknown option "per_buffer" ignored'),
+    ("summary=0", "fxprof: option summary=0 ignored: it takes true or false"),
+    ("per-buffer=maybe", "fxprof: option per-buffer=maybe ignored: it takes true or false"),
+    ("summary=false,verbose=true", 'fxprof: unknown option "verbose" ignored'),
+])
+def test_bad_options_are_reported(fx, opts, complaint):
+    """GST_TRACERS="fxprof(...)" with an unknown option or a non-boolean value: a message naming
+    it on stderr (before, such options were dropped silently); the tracer still runs, and the
+    options that are valid still apply."""
+    _, records, stderr = run_child({"desc": "fxbiquad name=f", "sizes": SIZES},
+                                   tracers="fxprof(%s)" % opts)
+    assert complaint in stderr, stderr[-2000:]
+    (rec,) = element_records(records)["f"]
+    assert rec["buffers"] == len(SIZES)
+    summary = "fxprof: f (fxbiquad)" in stderr
+    assert summary == ("summary=false" not in opts), stderr[-2000:]
+
+
+def test_good_options_are_not_reported(fx):
+    _, _, stderr = run_child({"desc": "fxbiquad name=f", "sizes": SIZES},
+                             tracers="fxprof(summary=true,per-buffer=false)")
+    assert "ignored" not in stderr and "cannot parse" not in stderr
