@@ -136,15 +136,16 @@
 /* Frames of the old path filtered per kernel call during a crossfade (bounds the scratch). */
 #define FX_XF_CHUNK 1024
 #define FX_DEFAULT_CROSSFADE 256
-/* Input frames a warm-up may use per channel (the engine's window, c->win): FX_WIN_MAX, enough
- * for a 50 Hz notch with q 8 or an order-16 Butterworth at 20 Hz at 48 kHz, as long as the
- * window of all channels together stays within FX_WIN_SAMPLES samples; for more channels it
- * halves down to FX_WIN_MIN (so many-channel engines do not keep tens of megabytes of input).
- * Where the new sections need more than the window, the crossfade lengthens instead (see
- * prepare_stage()). */
-#define FX_WIN_MAX 32768
-#define FX_WIN_MIN 4096
-#define FX_WIN_SAMPLES ((size_t) 1 << 18)
+/* Input frames a warm-up may use per channel (the engine's window, c->win): the same for every
+ * channel count, so that each channel of a wide stream gets exactly what it gets alone, changes
+ * included (a window that shrank with the channel count made a 12-channel stream's transitions
+ * differ from its channels' mono runs). 8192 frames warm most stages fully; where the new sections
+ * need more (a 50 Hz notch with q 8, an order-16 Butterworth at 20 Hz) the crossfade lengthens
+ * instead (see prepare_stage()). The ring keeps FX_WIN frames per channel (twice that in fused
+ * chains). */
+#define FX_WIN 8192
+/* A section is slow (see slow_after_change()) when its transient outlasts this many frames. */
+#define FX_SLOW_FRAMES 4096
 #define FX_RING (c->win)
 /* Input frames kept per channel (warm-up window plus the distance to the checkpoint before it). */
 #define FX_RING2 (2 * FX_RING)
@@ -251,7 +252,7 @@ struct fx_cascade {
    * and the ring is not even allocated; turning it on sets ring_from. */
   void *ring;
   size_t ring_bytes, ring_pos, ring_len;
-  size_t win; /* warm-up window (FX_RING) for the configured channel count */
+  size_t win; /* warm-up window (FX_RING): FX_WIN */
   uint64_t ring_total, ring_from;
   int history;
   void *warm; /* scratch for warm-ups: ring_len frames, allocated on first use */
@@ -429,7 +430,7 @@ fx_cascade_t *fx_cascade_new(void)
   c->kernel = fx_kernel_select();
   c->fresh = 1;
   c->xf_default = FX_DEFAULT_CROSSFADE;
-  c->win = FX_WIN_MAX;
+  c->win = FX_WIN;
   c->ring_len = FX_RING;
   c->history = 1;
   if (!path_reserve(&c->cur, 0, 0)) {
@@ -521,19 +522,9 @@ static int reserve_checkpoints(fx_cascade_t *c, int K, int channels)
   return 1;
 }
 
-/* The warm-up window for a channel count (see FX_WIN_MAX). */
-static size_t win_for(int channels)
-{
-  size_t w = FX_WIN_MAX;
-  while (w > FX_WIN_MIN && w * (size_t) channels > FX_WIN_SAMPLES)
-    w /= 2;
-  return w;
-}
-
 static int reserve_stream(fx_cascade_t *c, int channels, fx_sample_format_t format)
 {
   const size_t ss = format == FX_SAMPLE_F64 ? sizeof(double) : sizeof(float);
-  c->win = win_for(channels);
   c->ring_len = c->S > 1 ? FX_RING2 : FX_RING;
   if (!path_reserve(&c->cur, c->cur.K, channels) ||
       !grow((void **) &c->hist, &c->hist_cap, hist_len(c->cur.K, channels), sizeof(double)) ||
@@ -912,10 +903,10 @@ static void ring_copy(const fx_cascade_t *c, void *dst, size_t n)
 }
 
 /* Longest crossfade a change lengthens to where its warm-up falls short of the need (frames). */
-#define FX_XF_MAX ((size_t) 8 * FX_WIN_MAX)
+#define FX_XF_MAX ((size_t) 1 << 18)
 
 /* Frames a warm-up needs for K sections: until their slowest pole decays by FX_WARM_DECAY (not
- * capped by the window; at most FX_XF_MAX + FX_WIN_MAX). */
+ * capped by the window; at most FX_XF_MAX + FX_WIN). */
 static size_t warm_need(const double *coef, int K)
 {
   double rmax = 0.0;
@@ -932,7 +923,7 @@ static size_t warm_need(const double *coef, int K)
   }
   if (rmax <= 0.0)
     return 2;
-  const double cap = (double) (FX_XF_MAX + FX_WIN_MAX);
+  const double cap = (double) (FX_XF_MAX + FX_WIN);
   double n = rmax < 1.0 ? ceil(log(FX_WARM_DECAY) / log(rmax)) : cap;
   if (!(n <= cap))
     n = cap;
@@ -1214,7 +1205,7 @@ static void gather_hist(const fx_cascade_t *c, int s, double *h)
 }
 
 /* Same section count: whether a section that keeps its poles, behind one whose poles move, is slow
- * (its transient outlasts FX_WIN_MIN frames). Its input then changes character while its
+ * (its transient outlasts FX_SLOW_FRAMES frames). Its input then changes character while its
  * direct-form-I state, derived from the old input's history, is left ringing for as long (an
  * fxsos whose first row's shelf drops by 10 dB in front of an unchanged 50 Hz notch with q 8
  * rings for seconds, several times louder than its input). A warm-up on the input gives such
@@ -1228,7 +1219,7 @@ static int slow_after_change(const double *old, const double *nw, int K)
     const double *o = old + 5 * (size_t) k, *n = nw + 5 * (size_t) k;
     if (fabs(o[3] - n[3]) + fabs(o[4] - n[4]) > 1e-9)
       moved = 1;
-    else if (moved && o[3] == n[3] && o[4] == n[4] && warm_need(n, 1) > FX_WIN_MIN)
+    else if (moved && o[3] == n[3] && o[4] == n[4] && warm_need(n, 1) > FX_SLOW_FRAMES)
       return 1;
   }
   return 0;

@@ -252,7 +252,7 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
       klass, first_prop_id + GST_FX_COMMON_PROP_WARM_UP,
       g_param_spec_boolean(
           "warm-up", "Warm-up",
-          "Keep a copy of recent input (up to 32768 frames, fewer with more than 8 channels) "
+          "Keep a copy of recent input (up to 8192 frames per channel) "
           "so that a parameter change that needs new filter sections (another order, a large "
           "jump) warms them up on it and "
           "switches without a click. FALSE saves that copy of every buffer, for streams whose "
