@@ -15,8 +15,13 @@
  * and ends the run. `fxeq` is an IIR element too: all its bands join the run (each band a stage
  * of its own in the cascade, as in the standalone EQ).
  *
- * The chain is given by the `chain` property in gst-launch syntax, or with gst-launch's bin
- * syntax (`fxchain.( a ! b )`), or by adding and linking elements in the bin. The children keep
+ * The chain is given by the `chain` property, or with gst-launch's bin syntax
+ * (`fxchain.( a ! b )`), or by adding and linking elements in the bin. `chain` is one linear chain
+ * in gst-launch's element syntax and quoting, read by fxchain's own parser (gstfxchainparse.c):
+ * `factory prop=value prop="quoted value" ! factory2 ...`, a caps string such as
+ * `audio/x-raw,format=F32LE` as a stage, at most 1024 elements; references (`name.`), brackets
+ * and braces are refused. Every value is checked against the property's range or names before it
+ * is set. The children keep
  * their names (gst_bin_get_by_name() finds them) and remain the place where parameters are set:
  * setting a child's property, or automating it with a #GstControlSource, changes the fused
  * cascade at the next buffer without resetting the filter history.
@@ -38,12 +43,15 @@
  * `dispatches` and `launches` (guint64) and `backend` (string), so `gst-launch-1.0 -m` or an
  * application's bus handler can see what ran and how many native calls it took.
  *
- * Errors: a `chain` that does not parse or names an unknown element, an element without exactly
- * one audio sink pad and one audio src pad, children that do not form one linear chain, and an
- * empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
- * error naming the offending part. Changing `chain` or `fuse` while PAUSED or PLAYING is refused
- * with a warning. A folded `fxgain` whose `clip` is switched on while playing keeps being folded
- * (with a warning) until the bin goes through READY again.
+ * Errors: a `chain` that does not parse or names an unknown element or property, a value that is
+ * invalid or out of range or names no enum value, an element without exactly one audio sink pad
+ * and one audio src pad, children that do not form one linear chain, more than 1024 elements, and
+ * an empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
+ * error of one line naming the offending part (for a value: the element, property, value and the
+ * valid range or names, e.g. `fxgain: gain=-200 is out of range [-120, 60]`). Changing `chain` or
+ * `fuse` while PAUSED or PLAYING is refused with a warning. A folded `fxgain` whose `clip` is
+ * switched on while playing keeps being folded (with a warning) until the bin goes through READY
+ * again.
  *
  * ## Example launch lines
  * |[
@@ -167,7 +175,9 @@ static void gst_fx_chain_class_init(GstFxChainClass *klass)
       g_param_spec_string("chain", "Chain",
                           "A linear chain of audio elements in gst-launch syntax, e.g. "
                           "\"fxbutterworth mode=high-pass cutoff=80 ! fxbiquad type=peaking "
-                          "gain=3\"; replaces the bin's children (NULL or READY only)",
+                          "gain=3\" (at most 1024 elements; no references, branches or "
+                          "brackets; a value out of range is an error); replaces the bin's "
+                          "children (NULL or READY only)",
                           NULL,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property(

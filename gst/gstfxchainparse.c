@@ -335,8 +335,8 @@ static gchar *numeric_range(GParamSpec *p)
     return real_range(G_PARAM_SPEC_FLOAT(p)->minimum, G_PARAM_SPEC_FLOAT(p)->maximum, G_MINFLOAT,
                       G_MAXFLOAT);
   if (G_IS_PARAM_SPEC_DOUBLE(p))
-    return real_range(G_PARAM_SPEC_DOUBLE(p)->minimum, G_PARAM_SPEC_DOUBLE(p)->maximum,
-                      G_MINDOUBLE, G_MAXDOUBLE);
+    return real_range(G_PARAM_SPEC_DOUBLE(p)->minimum, G_PARAM_SPEC_DOUBLE(p)->maximum, G_MINDOUBLE,
+                      G_MAXDOUBLE);
   if (G_IS_PARAM_SPEC_CHAR(p))
     return g_strdup_printf("[%d, %d]", G_PARAM_SPEC_CHAR(p)->minimum,
                            G_PARAM_SPEC_CHAR(p)->maximum);
@@ -357,8 +357,8 @@ static gchar *value_error(const gchar *label, GParamSpec *pspec, const gchar *va
   if (range) {
     gboolean integer = !G_IS_PARAM_SPEC_FLOAT(pspec) && !G_IS_PARAM_SPEC_DOUBLE(pspec);
     msg = converted ? g_strdup_printf("%s: %s=%s is out of range %s", label, pspec->name, v, range)
-                    : g_strdup_printf("%s: %s=%s is not %s (valid range %s)", label, pspec->name,
-                                      v, integer ? "an integer" : "a number", range);
+                    : g_strdup_printf("%s: %s=%s is not %s (valid range %s)", label, pspec->name, v,
+                                      integer ? "an integer" : "a number", range);
   } else if (G_IS_PARAM_SPEC_ENUM(pspec) || G_IS_PARAM_SPEC_FLAGS(pspec)) {
     gchar *n = nicks(pspec);
     msg = g_strdup_printf("%s: %s=%s is not %s %s", label, pspec->name, v,
@@ -522,8 +522,9 @@ GPtrArray *gst_fx_chain_parse(const gchar *desc, gchar **error)
   for (guint i = 0; i < parsed->len; i++) {
     ParsedElement *pe = g_ptr_array_index(parsed, i);
     if (pe->factory)
-      g_hash_table_insert(counts, pe->factory,
-                          GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, pe->factory)) + 1));
+      g_hash_table_insert(
+          counts, pe->factory,
+          GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, pe->factory)) + 1));
   }
   elements = g_ptr_array_new_with_free_func(gst_object_unref);
   for (guint i = 0; i < parsed->len; i++) {
