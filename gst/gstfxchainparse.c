@@ -347,8 +347,8 @@ static gchar *numeric_range(GParamSpec *p)
 }
 
 /* Why @value is not valid for @pspec, one line; @converted: it converted but was out of range. */
-static gchar *value_error(const gchar *label, GParamSpec *pspec, const gchar *value,
-                          gboolean converted)
+static gchar *value_error(const gchar *label, GParamSpec *pspec, const gchar *name,
+                          const gchar *value, gboolean converted)
 {
   gchar *v = printable(value, strlen(value), 60);
   gchar *range = numeric_range(pspec);
@@ -356,18 +356,18 @@ static gchar *value_error(const gchar *label, GParamSpec *pspec, const gchar *va
 
   if (range) {
     gboolean integer = !G_IS_PARAM_SPEC_FLOAT(pspec) && !G_IS_PARAM_SPEC_DOUBLE(pspec);
-    msg = converted ? g_strdup_printf("%s: %s=%s is out of range %s", label, pspec->name, v, range)
-                    : g_strdup_printf("%s: %s=%s is not %s (valid range %s)", label, pspec->name, v,
+    msg = converted ? g_strdup_printf("%s: %s=%s is out of range %s", label, name, v, range)
+                    : g_strdup_printf("%s: %s=%s is not %s (valid range %s)", label, name, v,
                                       integer ? "an integer" : "a number", range);
   } else if (G_IS_PARAM_SPEC_ENUM(pspec) || G_IS_PARAM_SPEC_FLAGS(pspec)) {
     gchar *n = nicks(pspec);
-    msg = g_strdup_printf("%s: %s=%s is not %s %s", label, pspec->name, v,
+    msg = g_strdup_printf("%s: %s=%s is not %s %s", label, name, v,
                           G_IS_PARAM_SPEC_ENUM(pspec) ? "one of" : "a '+'-separated set of", n);
     g_free(n);
   } else if (G_IS_PARAM_SPEC_BOOLEAN(pspec)) {
-    msg = g_strdup_printf("%s: %s=%s is not a boolean (true or false)", label, pspec->name, v);
+    msg = g_strdup_printf("%s: %s=%s is not a boolean (true or false)", label, name, v);
   } else {
-    msg = g_strdup_printf("%s: %s=%s is not a valid %s", label, pspec->name, v,
+    msg = g_strdup_printf("%s: %s=%s is not a valid %s", label, name, v,
                           g_type_name(pspec->value_type));
   }
   g_free(range);
@@ -375,21 +375,30 @@ static gchar *value_error(const gchar *label, GParamSpec *pspec, const gchar *va
   return msg;
 }
 
-/* Converts, checks and sets one property. */
+/* Converts, checks and sets one property; `child::prop` names a property of a child of a
+ * GstChildProxy (fxeq's band0::gain), as in gst-launch. */
 static gboolean set_prop(GstElement *e, const gchar *label, const ParsedProp *prop, gchar **error)
 {
-  GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), prop->name);
+  GObject *target = NULL;
+  GParamSpec *pspec = NULL;
   GValue v = G_VALUE_INIT, check = G_VALUE_INIT;
-  gboolean ok, clamped;
+  gboolean ok = FALSE, clamped;
 
-  if (!pspec) {
+  if (strstr(prop->name, "::") && GST_IS_CHILD_PROXY(e)) {
+    if (!gst_child_proxy_lookup(GST_CHILD_PROXY(e), prop->name, &target, &pspec))
+      target = NULL;
+  } else {
+    pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), prop->name);
+    target = pspec ? g_object_ref(G_OBJECT(e)) : NULL;
+  }
+  if (!target || !pspec) {
     *error = g_strdup_printf("%s: no property \"%s\" (gst-inspect-1.0 %s lists them)", label,
                              prop->name, GST_OBJECT_NAME(gst_element_get_factory(e)));
-    return FALSE;
+    goto out;
   }
   if (!(pspec->flags & G_PARAM_WRITABLE) || (pspec->flags & G_PARAM_CONSTRUCT_ONLY)) {
     *error = g_strdup_printf("%s: property \"%s\" cannot be set", label, prop->name);
-    return FALSE;
+    goto out;
   }
   g_value_init(&v, pspec->value_type);
   if (pspec->value_type == G_TYPE_STRING) {
@@ -400,22 +409,26 @@ static gboolean set_prop(GstElement *e, const gchar *label, const ParsedProp *pr
     ok = gst_value_deserialize_with_pspec(&v, prop->value, pspec);
   }
   if (!ok) {
-    *error = value_error(label, pspec, prop->value, FALSE);
-    g_value_unset(&v);
-    return FALSE;
+    *error = value_error(label, pspec, prop->name, prop->value, FALSE);
+    goto out;
   }
   g_value_init(&check, pspec->value_type);
   g_value_copy(&v, &check);
   clamped = g_param_value_validate(pspec, &check);
   g_value_unset(&check);
   if (clamped) {
-    *error = value_error(label, pspec, prop->value, TRUE);
-    g_value_unset(&v);
-    return FALSE;
+    *error = value_error(label, pspec, prop->name, prop->value, TRUE);
+    ok = FALSE;
+    goto out;
   }
-  g_object_set_property(G_OBJECT(e), prop->name, &v);
-  g_value_unset(&v);
-  return TRUE;
+  g_object_set_property(target, pspec->name, &v);
+
+out:
+  if (G_IS_VALUE(&v))
+    g_value_unset(&v);
+  if (target)
+    g_object_unref(target);
+  return ok;
 }
 
 /* How messages name an element: its name= if given, else the factory, with its position when the

@@ -62,6 +62,10 @@ def bad_cases():
          ["fxgain (element 3 of the chain)", "gain=99", num_range("fxgain", "gain")]),
         ("fxgain name=trim clip=maybe", ['fxgain "trim"', "clip=maybe", "true or false"]),
         ("fxgain bogus=1", ["fxgain", "bogus"]),
+        # a child's property (GstChildProxy, as gst-launch's band0::type=...)
+        ("fxeq num-bands=2 band1::type=sideways",
+         ["fxeq", "band1::type=sideways", "peaking", "low-shelf"]),
+        ("fxeq num-bands=2 band5::gain=1", ["fxeq", "band5::gain"]),
         ("fxbiquad ! nosuchelement", ["nosuchelement"]),
         ("fxbiquad ! tee ! fxgain", ["tee", "request pads"]),
         ("t. ! queue ! tee name=t t. ! queue", ["t.", "not supported"]),
@@ -139,6 +143,7 @@ def test_bad_chain_is_one_line_and_exit_1_in_every_command(wav, tmp_path):
     # a caps filter between stages
     ("fxgain ! audioconvert ! audio/x-raw,format=F32LE ! fxbiquad", "opaque capsfilter"),
     ("fxbiquad name=x\\ y", "cascade x y: 1 section"),
+    ("fxeq num-bands=2 band0::type=low-shelf band1::gain=-4 ! fxgain", "cascade fxeq0+fxgain0"),
 ])
 def test_valid_quoting_still_works(chain, expect):
     r = gst_fx("plan", "--chain", chain)
