@@ -149,8 +149,10 @@ static gchar *read_value(Lexer *lx)
   while (*lx->p && (quoted || !is_space(*lx->p))) {
     gchar c = *lx->p;
     if (c == '\\') {
-      if (lx->p[1] == '\0')
-        break; /* a trailing backslash escapes nothing */
+      if (lx->p[1] == '\0') {
+        lx->p++; /* a trailing backslash escapes nothing */
+        break;
+      }
       g_string_append_c(v, lx->p[1]);
       lx->p += 2;
       continue;
