@@ -9,12 +9,13 @@
  * Grammar (a subset of gst-launch's, with its quoting):
  *   chain   := element ( '!' element )*
  *   element := FACTORY ( PROP '=' VALUE )*  |  CAPS
- * FACTORY and PROP are identifiers ([A-Za-z0-9_] then [A-Za-z0-9_-%:]); VALUE runs to the next
- * whitespace that is neither quoted nor escaped: "..." quotes (its quotes removed), a backslash
- * takes the next character as it is (inside quotes too, so \" and \\). CAPS is a caps string
- * such as audio/x-raw,format=F32LE (a capsfilter), up to the next '!'. Whitespace around '!' and
- * '=' is optional. References (name.), brackets and braces are refused: fxchain takes no
- * branches.
+ * FACTORY and PROP are identifiers ([A-Za-z0-9_] then [A-Za-z0-9_-%:]; PROP may be child::prop
+ * for a GstChildProxy, as fxeq's band0::gain); VALUE runs to the next whitespace that is neither
+ * quoted nor escaped: "..." quotes (its quotes removed), a backslash takes the next character as
+ * it is (inside quotes too, so \" and \\). CAPS is a caps string such as audio/x-raw,format=F32LE
+ * (a capsfilter; plain audio caps only), up to the next '!'. Whitespace around '!' and '=' is
+ * optional. References (name.), brackets and braces are refused: fxchain takes no branches. The
+ * description must be valid UTF-8.
  *
  * A value is converted with the property's GParamSpec (gst_value_deserialize_with_pspec) and
  * checked against it (g_param_value_validate) before it is set: a value that does not convert, is
@@ -22,7 +23,6 @@
  * valid range or names. */
 #include "gstfxchainparse.h"
 
-#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -451,6 +451,20 @@ static gchar *element_label(const ParsedElement *pe, guint index, gboolean repea
   return g_strdup(pe->factory);
 }
 
+/* gst_caps_from_string() fails with a GLib critical, not an error, on a media type that is not a
+ * valid structure name, and warns on 0.10-style names (audio/x-raw-int) and on some quoted
+ * values: a caps stage is kept to the plain form checked here, an audio media type and
+ * field=value pairs of letters, digits and "/_.:+-" (audio/x-raw,format=F32LE,rate=48000). */
+static gboolean caps_plain(const gchar *caps)
+{
+  if (!g_str_has_prefix(caps, "audio/") || g_str_has_prefix(caps, "audio/x-raw-"))
+    return FALSE;
+  for (const gchar *c = caps; *c; c++)
+    if (!g_ascii_isalnum(*c) && !strchr("/_.:+-,= ", *c))
+      return FALSE;
+  return TRUE;
+}
+
 static GstElement *build_element(const ParsedElement *pe, guint index, gboolean repeated,
                                  gchar **error)
 {
@@ -459,10 +473,12 @@ static GstElement *build_element(const ParsedElement *pe, guint index, gboolean 
   gchar *label;
 
   if (pe->caps) {
-    GstCaps *caps = gst_caps_from_string(pe->caps);
+    GstCaps *caps = caps_plain(pe->caps) ? gst_caps_from_string(pe->caps) : NULL;
     if (!caps) {
       gchar *c = printable(pe->caps, strlen(pe->caps), 60);
-      *error = g_strdup_printf("the caps \"%s\" do not parse", c);
+      *error = g_strdup_printf("the caps \"%s\" are not plain audio caps (e.g. "
+                               "audio/x-raw,format=F32LE,rate=48000)",
+                               c);
       g_free(c);
       return NULL;
     }
@@ -507,6 +523,14 @@ GPtrArray *gst_fx_chain_parse(const gchar *desc, gchar **error)
   GPtrArray *parsed = g_ptr_array_new_with_free_func(parsed_element_free);
   GPtrArray *elements = NULL;
   GHashTable *counts = NULL;
+  const gchar *bad = NULL;
+
+  /* Property values reach elements and their messages, which must be UTF-8. */
+  if (!g_utf8_validate(lx.desc, -1, &bad)) {
+    *error = g_strdup_printf("the chain is not valid UTF-8 (at byte %u)", (guint) (bad - lx.desc));
+    g_ptr_array_unref(parsed);
+    return NULL;
+  }
 
   /* Syntax first, so that nothing is created for a description that does not parse. */
   skip_space(&lx);

@@ -13,7 +13,7 @@
  * open files or file descriptors (filesrc, filesink, fdsrc, fdsink, queue2, downloadbuffer), so
  * that no input can name an element that touches files or devices. Each input: set `chain`, go to
  * READY and back to NULL, read `plan`. Invariants: no crash (sanitizers), the state change either
- * succeeds or fails with an error message on the bus; never a hang. */
+ * succeeds or fails with an error message on the bus; no GLib critical or warning; never a hang. */
 #include <gst/gst.h>
 #include <string.h>
 
@@ -26,6 +26,17 @@
 static const char *const removed[] = {
     "filesrc", "filesink", "fdsrc", "fdsink", "queue2", "downloadbuffer",
 };
+
+/* A GLib critical or warning is a finding too: a bad description must be an error message, not
+ * noise on stderr. */
+static void abort_on_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                         gpointer user_data)
+{
+  (void) user_data;
+  fprintf(stderr, "%s: %s\n", domain ? domain : "", message);
+  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+    abort();
+}
 
 static GstElement *chain;
 static GstBus *bus;
@@ -56,6 +67,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
   g_free(path);
   g_setenv("GST_REGISTRY_FORK", "no", TRUE);
   gst_init(NULL, NULL);
+  g_log_set_default_handler(abort_on_log, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS(removed); i++) {
     GstPluginFeature *f = gst_registry_lookup_feature(gst_registry_get(), removed[i]);
     if (f) {

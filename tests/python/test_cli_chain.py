@@ -74,6 +74,9 @@ def bad_cases():
         ("fxbiquad ! { fxgain }", ["braces", "not supported"]),
         ("fxbiquad fxbutterworth", ["fxbutterworth", "without '!'"]),
         ('fxsos sections="1 0 0 1 0 0', ["quote is not closed"]),
+        # caps GStreamer's caps parser would only warn about (0.10 names, quoted numbers)
+        ("fxgain ! audio/x-raw-int ! fxgain", ["audio/x-raw-int", "not plain audio caps"]),
+        ('fxgain ! audio/x-raw,x="5." ! fxgain', ["not plain audio caps"]),
     ]
 
 
