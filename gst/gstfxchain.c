@@ -15,8 +15,13 @@
  * and ends the run. `fxeq` is an IIR element too: all its bands join the run (each band a stage
  * of its own in the cascade, as in the standalone EQ).
  *
- * The chain is given by the `chain` property in gst-launch syntax, or with gst-launch's bin
- * syntax (`fxchain.( a ! b )`), or by adding and linking elements in the bin. The children keep
+ * The chain is given by the `chain` property, or with gst-launch's bin syntax
+ * (`fxchain.( a ! b )`), or by adding and linking elements in the bin. `chain` is one linear chain
+ * in gst-launch's element syntax and quoting, read by fxchain's own parser (gstfxchainparse.c):
+ * `factory prop=value prop="quoted value" ! factory2 ...`, a caps string such as
+ * `audio/x-raw,format=F32LE` as a stage, at most 1024 elements; references (`name.`), brackets
+ * and braces are refused. Every value is checked against the property's range or names before it
+ * is set. The children keep
  * their names (gst_bin_get_by_name() finds them) and remain the place where parameters are set:
  * setting a child's property, or automating it with a #GstControlSource, changes the fused
  * cascade at the next buffer without resetting the filter history.
@@ -38,12 +43,15 @@
  * `dispatches` and `launches` (guint64) and `backend` (string), so `gst-launch-1.0 -m` or an
  * application's bus handler can see what ran and how many native calls it took.
  *
- * Errors: a `chain` that does not parse or names an unknown element, an element without exactly
- * one audio sink pad and one audio src pad, children that do not form one linear chain, and an
- * empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
- * error naming the offending part. Changing `chain` or `fuse` while PAUSED or PLAYING is refused
- * with a warning. A folded `fxgain` whose `clip` is switched on while playing keeps being folded
- * (with a warning) until the bin goes through READY again.
+ * Errors: a `chain` that does not parse or names an unknown element or property, a value that is
+ * invalid or out of range or names no enum value, an element without exactly one audio sink pad
+ * and one audio src pad, children that do not form one linear chain, more than 1024 elements, and
+ * an empty bin make the bin fail to reach READY (or PAUSED, when set in READY) with an element
+ * error of one line naming the offending part (for a value: the element, property, value and the
+ * valid range or names, e.g. `fxgain: gain=-200 is out of range [-120, 60]`). Changing `chain` or
+ * `fuse` while PAUSED or PLAYING is refused with a warning. A folded `fxgain` whose `clip` is
+ * switched on while playing keeps being folded (with a warning) until the bin goes through READY
+ * again.
  *
  * ## Example launch lines
  * |[
@@ -65,6 +73,8 @@
 #endif
 
 #include "gstfxchain.h"
+
+#include "gstfxchainparse.h"
 
 #include "gstfxfused.h"
 #include "gstfxgain.h"
@@ -165,7 +175,9 @@ static void gst_fx_chain_class_init(GstFxChainClass *klass)
       g_param_spec_string("chain", "Chain",
                           "A linear chain of audio elements in gst-launch syntax, e.g. "
                           "\"fxbutterworth mode=high-pass cutoff=80 ! fxbiquad type=peaking "
-                          "gain=3\"; replaces the bin's children (NULL or READY only)",
+                          "gain=3\" (at most 1024 elements; no references, branches or "
+                          "brackets; a value out of range is an error); replaces the bin's "
+                          "children (NULL or READY only)",
                           NULL,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property(
@@ -332,8 +344,12 @@ static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **e
   gint *next = g_new(gint, n);
   gboolean *has_prev = g_new0(gboolean, n);
   GPtrArray *out = NULL;
+  GHashTable *index = g_hash_table_new(NULL, NULL); /* element -> its index + 1 */
   gint head = -1;
   guint heads = 0;
+
+  for (guint i = 0; i < n; i++)
+    g_hash_table_insert(index, g_ptr_array_index(elements, i), GUINT_TO_POINTER(i + 1));
 
   for (guint i = 0; i < n; i++) {
     GstElement *e = g_ptr_array_index(elements, i);
@@ -351,9 +367,9 @@ static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **e
     peer = gst_pad_get_peer(src);
     if (peer) {
       GstElement *pe = gst_pad_get_parent_element(peer);
-      guint j;
-      if (pe && g_ptr_array_find(elements, pe, &j))
-        next[i] = (gint) j;
+      guint j = pe ? GPOINTER_TO_UINT(g_hash_table_lookup(index, pe)) : 0;
+      if (j > 0)
+        next[i] = (gint) j - 1;
       if (pe)
         gst_object_unref(pe);
       gst_object_unref(peer);
@@ -383,6 +399,7 @@ static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **e
   }
   g_free(next);
   g_free(has_prev);
+  g_hash_table_unref(index);
   *order = out;
   return TRUE;
 
@@ -391,6 +408,7 @@ fail:
     g_ptr_array_unref(out);
   g_free(next);
   g_free(has_prev);
+  g_hash_table_unref(index);
   return FALSE;
 }
 
@@ -403,8 +421,14 @@ static GPtrArray *user_children(GstFxChain *self)
   GST_OBJECT_LOCK(self);
   for (l = GST_BIN_CHILDREN(self); l; l = l->next)
     if (!GST_IS_FX_FUSED(l->data))
-      g_ptr_array_insert(a, 0, gst_object_ref(l->data)); /* children are prepended */
+      g_ptr_array_add(a, gst_object_ref(l->data));
   GST_OBJECT_UNLOCK(self);
+  /* children are prepended: reverse into the order they were added */
+  for (guint i = 0, j = a->len; i + 1 < j; i++, j--) {
+    gpointer t = a->pdata[i];
+    a->pdata[i] = a->pdata[j - 1];
+    a->pdata[j - 1] = t;
+  }
   return a;
 }
 
@@ -434,7 +458,11 @@ static gboolean link_elements(GstElement *a, GstElement *b, GPtrArray *record)
     if (gst_pad_is_linked(src) || gst_pad_is_linked(sink))
       ok = FALSE;
     else
-      ok = GST_PAD_LINK_SUCCESSFUL(gst_pad_link(src, sink));
+      /* Template caps only: the default check queries the caps of both sides, and each query
+       * walks the chain linked so far, which made wiring a long chain quadratic. Negotiation
+       * still checks the real caps. */
+      ok = GST_PAD_LINK_SUCCESSFUL(gst_pad_link_full(
+          src, sink, GST_PAD_LINK_CHECK_HIERARCHY | GST_PAD_LINK_CHECK_TEMPLATE_CAPS));
     if (ok && record) {
       g_ptr_array_add(record, gst_object_ref(src));
       g_ptr_array_add(record, gst_object_ref(sink));
@@ -711,6 +739,12 @@ static gboolean wire(GstFxChain *self)
                              "fxbutterworth\") or put elements in the bin"));
     return FALSE;
   }
+  if (children->len > GST_FX_CHAIN_MAX_ELEMENTS) {
+    set_error(self, g_strdup_printf("fxchain holds %u elements, more than the %d it takes",
+                                    children->len, GST_FX_CHAIN_MAX_ELEMENTS));
+    g_ptr_array_unref(children);
+    return FALSE;
+  }
   ok = order_by_links(children, &order, &error);
   g_ptr_array_unref(children);
   if (!ok) {
@@ -781,13 +815,12 @@ static gboolean wire(GstFxChain *self)
   return TRUE;
 }
 
-/* Replaces the bin's children by the elements of @desc (NULL or empty: no children). Sets or
- * clears self->wire_error. wire_lock held, the state NULL or READY. */
+/* Replaces the bin's children by the elements of @desc (NULL or empty: no children), parsed by
+ * gstfxchainparse.c, checked as stages and linked in order. Sets or clears self->chain_error.
+ * wire_lock held, the state NULL or READY. */
 static void apply_chain(GstFxChain *self, const gchar *desc)
 {
-  GPtrArray *old, *elements = NULL, *order = NULL;
-  GstElement *parsed = NULL;
-  GError *gerr = NULL;
+  GPtrArray *old, *elements = NULL;
   gchar *error = NULL;
 
   unwire(self);
@@ -802,60 +835,54 @@ static void apply_chain(GstFxChain *self, const gchar *desc)
   if (!desc || !*desc)
     return;
 
-  parsed =
-      gst_parse_bin_from_description_full(desc, FALSE, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &gerr);
-  if (gerr || !parsed || !GST_IS_BIN(parsed)) {
-    error = g_strdup_printf("chain \"%s\" does not parse: %s", desc,
-                            gerr ? gerr->message : "not a chain of elements");
+  elements = gst_fx_chain_parse(desc, &error);
+  if (!elements)
     goto out;
-  }
-
-  elements = g_ptr_array_new_with_free_func(gst_object_unref);
-  GST_OBJECT_LOCK(parsed);
-  for (GList *l = GST_BIN_CHILDREN(parsed); l; l = l->next)
-    g_ptr_array_insert(elements, 0, gst_object_ref(l->data));
-  GST_OBJECT_UNLOCK(parsed);
   if (elements->len == 0) {
-    error = g_strdup_printf("chain \"%s\" has no elements", desc);
+    error = g_strdup("the chain has no elements");
     goto out;
   }
-  if (!order_by_links(elements, &order, &error)) {
-    gchar *e = error;
-    error = g_strdup_printf("chain \"%s\": %s", desc, e);
-    g_free(e);
-    goto out;
+  for (guint i = 0; i < elements->len; i++) {
+    GstElement *e = g_ptr_array_index(elements, i);
+    GstPad *sink, *src;
+    gchar *why = NULL;
+    if (!stage_pads(e, &sink, &src, &why)) {
+      gchar *label = element_label(e);
+      error = g_strdup_printf("element %s cannot be a stage of fxchain: %s", label, why);
+      g_free(label);
+      g_free(why);
+      goto out;
+    }
+    gst_object_unref(sink);
+    gst_object_unref(src);
   }
-
-  /* Move the elements over (removing them unlinks them) and link them again in order. */
-  for (guint i = 0; i < order->len; i++) {
-    GstElement *e = g_ptr_array_index(order, i);
-    gst_bin_remove(GST_BIN(parsed), e);
+  for (guint i = 0; i < elements->len; i++) {
+    GstElement *e = g_ptr_array_index(elements, i);
     if (!gst_bin_add(GST_BIN(self), e)) {
       gchar *label = element_label(e);
-      error =
-          g_strdup_printf("chain \"%s\": element %s clashes with a name in fxchain", desc, label);
+      error = g_strdup_printf("element %s clashes with a name in fxchain", label);
       g_free(label);
       goto out;
     }
   }
-  for (guint i = 0; i + 1 < order->len; i++)
-    link_elements(g_ptr_array_index(order, i), g_ptr_array_index(order, i + 1), NULL);
+  for (guint i = 0; i + 1 < elements->len; i++)
+    link_elements(g_ptr_array_index(elements, i), g_ptr_array_index(elements, i + 1), NULL);
   g_ptr_array_unref(self->order);
-  self->order = order;
-  order = NULL;
+  self->order = elements;
+  elements = NULL;
 
 out:
   if (error) {
+    /* Elements already added go again: a refused chain leaves the bin empty. */
+    GPtrArray *added = user_children(self);
+    for (guint i = 0; i < added->len; i++)
+      gst_bin_remove(GST_BIN(self), g_ptr_array_index(added, i));
+    g_ptr_array_unref(added);
     GST_WARNING_OBJECT(self, "%s", error);
     self->chain_error = error;
   }
-  if (order)
-    g_ptr_array_unref(order);
   if (elements)
     g_ptr_array_unref(elements);
-  if (parsed)
-    gst_object_unref(parsed);
-  g_clear_error(&gerr);
 }
 
 static void post_wire_error(GstFxChain *self)

@@ -435,6 +435,74 @@ def test_bad_chain_is_an_error(chain, expect):
     assert any(expect in e[1] for e in res.errors), res.error_text()
 
 
+def _range(factory, prop):
+    p = Gst.ElementFactory.make(factory, None).find_property(prop)
+    return ("[%g, %g]" if isinstance(p.minimum, float) else "[%d, %d]") % (p.minimum, p.maximum)
+
+
+@pytest.mark.parametrize("chain,expect", [
+    ("fxbiquad ! fxgain gain=-200", ["fxgain", "gain=-200", "out of range"]),
+    ("fxbutterworth order=65", ["fxbutterworth", "order=65", "out of range"]),
+    ("fxbutterworth cutoff=-100", ["fxbutterworth", "cutoff=-100", "out of range", "(0, "]),
+    ("fxbutterworth mode=sideways",
+     ["fxbutterworth", "mode=sideways", "low-pass", "high-pass", "band-pass", "band-reject"]),
+    ("fxgain bogus=1", ["fxgain", "bogus"]),
+    ("t. ! queue ! tee name=t t. ! queue", ["t.", "not supported"]),
+    ("identity b.identity ! identity) !", ["b.identity", "not supported"]),
+    ("fxbiquad ! ( fxgain )", ["brackets", "not supported"]),
+])
+def test_bad_value_in_chain_posts_an_error_naming_it(chain, expect):
+    """A value the property does not take is an error (the element posts it and does not start),
+    not a clamped or default value with a GLib warning; references and brackets are refused (the
+    two reference descriptions crash GStreamer's own parser). The ranges are the GParamSpecs'."""
+    if "gain=-200" in chain:
+        expect = expect + [_range("fxgain", "gain")]
+    if "order=65" in chain:
+        expect = expect + [_range("fxbutterworth", "order")]
+    res = run_pipeline("fxchain name=c", noise(4800, 1, seed=1), RATE, split=480,
+                       configure=with_chain(chain), expect_error=True, timeout=10)
+    assert res.errors, "no error for %r" % chain
+    mine = [e for e in res.errors if e[0] == "c"]
+    assert mine, res.error_text()
+    assert all(x in mine[0][1] for x in expect), (expect, res.error_text())
+    assert "\n" not in mine[0][1]
+    assert res.y is None or res.y.shape[0] == 0
+
+
+def test_wiring_does_not_query_caps_through_the_chain():
+    """Wiring links each stage with template caps only: linking with the default caps check queried
+    the caps of the chain linked so far for every link, which made NULL->READY quadratic in the
+    length. Counted, not timed: the CAPS queries seen on the children's pads while a 64-element
+    unfused chain goes to READY grow linearly at most (0 expected; quadratic would be ~2000)."""
+    n = 64
+    c = Gst.ElementFactory.make("fxchain", None)
+    c.set_property("fuse", False)
+    c.set_property("chain", " ! ".join(["fxgain clip=true"] * n))
+    count = [0]
+
+    def on_query(pad, info):
+        if info.get_query().type == Gst.QueryType.CAPS:
+            count[0] += 1
+        return Gst.PadProbeReturn.OK
+
+    it = c.iterate_elements()
+    children = []
+    while True:
+        ok, e = it.next()
+        if ok != Gst.IteratorResult.OK:
+            break
+        children.append(e)
+    assert len(children) == n
+    for e in children:
+        for pad in e.pads:
+            pad.add_probe(Gst.PadProbeType.QUERY_BOTH, on_query)
+    assert c.set_state(Gst.State.READY) == Gst.StateChangeReturn.SUCCESS
+    plan = c.get_property("plan")
+    c.set_state(Gst.State.NULL)
+    assert len(plan.splitlines()) == n, plan
+    assert count[0] <= 2 * n, count[0]
+
+
 def test_invalid_child_change_is_refused_with_a_warning():
     """An invalid value for a child in a fused run while playing: a warning naming the child, the
     property, its value and the range; the previous coefficients stay."""
