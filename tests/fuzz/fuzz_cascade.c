@@ -187,23 +187,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
   }
 
-  /* A NaN: reported, and the state comes back clean. */
+  /* A NaN: reported, and replaced by 0 before any state sees it (DESIGN, bad input): engine 1
+   * fed a NaN and then silence gives what engine 2 gives for a 0 and then silence, bit for bit
+   * wherever the two engines have run bit-identically so far. */
   if (frames > 0) {
+    const int same = !long_call || fmt == FX_SAMPLE_F64;
     unsigned flags;
-    memset(y1, 0, (size_t) channels * bps);
+    memset(y1, 0, n * bps);
+    memset(y2, 0, n * bps);
     if (fmt == FX_SAMPLE_F64)
       ((double *) y1)[0] = NAN;
     else
       ((float *) y1)[0] = NAN;
     flags = fx_cascade_process(c1, y1, 1);
+    fx_cascade_process(c2, y2, 1);
     if (fx_cascade_sections(c1) > 0)
       FUZZ_CHECK(flags & FX_PROCESS_NONFINITE, "NaN not reported");
+    if (same)
+      FUZZ_CHECK(memcmp(y1, y2, (size_t) channels * bps) == 0,
+                 "the NaN frame differs from a 0 frame (%d ch, %s)", channels,
+                 fx_cascade_backend(c1));
     memset(y1, 0, n * bps);
+    memset(y2, 0, n * bps);
     fx_cascade_process(c1, y1, frames);
-    for (size_t i = 0; i < n; i++) {
-      double v = fmt == FX_SAMPLE_F64 ? ((double *) y1)[i] : ((float *) y1)[i];
-      FUZZ_CHECK(v == 0.0, "not clean after a NaN: sample %zu is %g", i, v);
-    }
+    fx_cascade_process(c2, y2, frames);
+    if (same)
+      FUZZ_CHECK(memcmp(y1, y2, n * bps) == 0,
+                 "after a NaN the output differs from that after a 0 (%zu frames, %d ch, %s)",
+                 frames, channels, fx_cascade_backend(c1));
   }
 
   free(x);
