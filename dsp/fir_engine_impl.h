@@ -11,12 +11,16 @@
  * output block m + 1, because the segment starts B taps in. Every channel has its own real-input
  * transforms of 2B points (r2c/c2r, B + 1 bins): channels never share a transform, so a channel's
  * output depends on that channel's input alone, with that channel's own rounding (a loud, NaN or
- * Inf neighbour cannot leak into it as it would through a shared complex transform). */
+ * Inf neighbour cannot leak into it as it would through a shared complex transform). A channel's
+ * real transform is FFTW's complex transform of B points of its block read as B complex values
+ * (even + i odd samples) plus the kernels' r2c_post / c2r_pre (fir_kernel.h): what FFTW's own
+ * r2c/c2r do, with the O(B) steps in the vector kernels. */
 typedef struct {
   size_t B, P, S; /* block, partitions, spectrum stride (>= 2B + 2 reals, 64-byte multiple) */
   size_t pos;     /* frames of the current block received */
   size_t slot;    /* ring slot the next spectrum goes to */
-  const fir_plan_t *plan; /* real-input, 2B points */
+  const fir_plan_t *plan; /* complex, B points (a real transform of 2B points) */
+  FIR_T *tw;              /* twiddles for r2c_post / c2r_pre (fir_kernel.h): tu at 0, tv at S */
   FIR_T *H;               /* P spectra of the segment as (re, re) and (-im, im) per bin, S reals
                            * each, scaled by 1/(2B) */
   FIR_T **in2;            /* per channel: previous and current input block (2B reals) */
@@ -34,7 +38,9 @@ typedef struct {
   FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one block pair */
   FE(fir_level_t) lev[32];
   void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
-  void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, const FIR_T *, size_t);
+  void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, size_t, size_t, size_t, size_t);
+  void (*post)(FIR_T *, const FIR_T *, const FIR_T *, size_t);
+  void (*pre)(FIR_T *, const FIR_T *, const FIR_T *, size_t);
 } FE(fir_impl_t);
 
 static FIR_T *FE(fir_alloc)(size_t n)
@@ -85,6 +91,7 @@ static void FE(fir_destroy)(void *impl)
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     FIR_FFTW(free)(L->H);
+    FIR_FFTW(free)(L->tw);
     FE(fir_free_per_channel)(L->in2, f->channels);
     FE(fir_free_per_channel)(L->X, f->channels);
     FE(fir_free_per_channel)(L->out, f->channels);
@@ -117,15 +124,13 @@ static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
   size_t B = L->B, nr = 2 * B + 2, S = L->S, slot = L->slot;
   FIR_T *x = L->X[c], *Y = f->Y;
 
-  FIR_FFTW(execute_dft_r2c)
-  (L->plan->fwd, L->in2[c], (FIR_FFTW(complex) *) (x + slot * S));
-  memset(Y, 0, nr * sizeof(FIR_T));
-  for (size_t p = 0; p < L->P; p++) {
-    const FIR_T *h = L->H + 2 * p * S, *xq = x + ((slot + L->P - p) % L->P) * S;
-    f->cmac(Y, h, h + S, xq, nr);
-  }
-  /* c2r overwrites its input: Y is scratch, cleared before the next use */
-  FIR_FFTW(execute_dft_c2r)(L->plan->bwd, (FIR_FFTW(complex) *) Y, f->tmp);
+  FIR_FFTW(execute_dft)
+  (L->plan->fwd, (FIR_FFTW(complex) *) L->in2[c], (FIR_FFTW(complex) *) (x + slot * S));
+  f->post(x + slot * S, L->tw, L->tw + S, B);
+  f->cmac(Y, L->H, x, S, L->P, slot, nr);
+  /* c2r_pre works in place: Y is scratch, overwritten by the next cmac */
+  f->pre(Y, L->tw, L->tw + S, B);
+  FIR_FFTW(execute_dft)(L->plan->bwd, (FIR_FFTW(complex) *) Y, (FIR_FFTW(complex) *) f->tmp);
   memcpy(L->out[c], f->tmp + B, B * sizeof(FIR_T));
   memcpy(L->in2[c], L->in2[c] + B, B * sizeof(FIR_T));
 }
@@ -139,6 +144,14 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
 
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
+    if (C == 2) {
+      FIR_T *z0 = L->in2[0] + L->B + L->pos, *z1 = L->in2[1] + L->B + L->pos;
+      for (size_t i = 0; i < frames; i++) {
+        z0[i] = in[2 * i];
+        z1[i] = in[2 * i + 1];
+      }
+      continue;
+    }
     for (size_t c = 0; c < C; c++) {
       FIR_T *z = L->in2[c] + L->B + L->pos;
       if (C == 1)
@@ -150,6 +163,20 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
+    if (C == 2) {
+      const FIR_T *o0 = L->out[0] + L->pos, *o1 = L->out[1] + L->pos;
+      if (l == 0)
+        for (size_t i = 0; i < frames; i++) {
+          out[2 * i] = o0[i];
+          out[2 * i + 1] = o1[i];
+        }
+      else
+        for (size_t i = 0; i < frames; i++) {
+          out[2 * i] += o0[i];
+          out[2 * i + 1] += o1[i];
+        }
+      continue;
+    }
     for (size_t c = 0; c < C; c++) {
       const FIR_T *o = L->out[c] + L->pos;
       if (l == 0)
@@ -249,6 +276,8 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   f->channels = channels;
   f->dot = k->FE(dot);
   f->cmac = k->FE(cmac);
+  f->post = k->FE(r2c_post);
+  f->pre = k->FE(c2r_pre);
   /* With a block latency lat the engine runs the kernel delayed by lat taps (lat zeros first):
    * the first level's block is lat and there are no head taps to run directly. */
   size_t n0 = n;
@@ -284,12 +313,21 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
       L->S = round_elems(2 * B + 2, sizeof(FIR_T));
       L->plan = get_plans(sizeof(FIR_T) == sizeof(double), 2 * B, o->fftw_measure);
       L->H = FE(fir_alloc)(2 * L->P * L->S);
+      L->tw = FE(fir_alloc)(2 * L->S);
       L->in2 = FE(fir_alloc_per_channel)(channels, 2 * B);
       L->X = FE(fir_alloc_per_channel)(channels, L->P * L->S);
       L->out = FE(fir_alloc_per_channel)(channels, B);
       f->nlev++;
-      if (!L->plan || !L->H || !L->in2 || !L->X || !L->out)
+      if (!L->plan || !L->H || !L->tw || !L->in2 || !L->X || !L->out)
         goto nomem;
+      /* W^k = exp(-i pi k / B), exact at k = 0 and B / 2 */
+      for (size_t j = 0; j < B; j++) {
+        double a = M_PI * (double) j / (double) B;
+        double wr = 2 * j == B ? 0.0 : cos(a), wi = 2 * j == B ? -1.0 : -sin(a);
+        L->tw[2 * j] = L->tw[2 * j + 1] = (FIR_T) wi;
+        L->tw[L->S + 2 * j] = (FIR_T) -wr;
+        L->tw[L->S + 2 * j + 1] = (FIR_T) wr;
+      }
       if (B > maxB)
         maxB = B;
       if (end == n)
@@ -310,7 +348,9 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
           if (first + i >= lat)
             f->tmp[i] = (FIR_T) (taps[first + i - lat] / (2.0 * (double) L->B));
         FIR_T *hd = L->H + 2 * p * L->S, *hs = hd + L->S;
-        FIR_FFTW(execute_dft_r2c)(L->plan->fwd, f->tmp, (FIR_FFTW(complex) *) f->Y);
+        FIR_FFTW(execute_dft)
+        (L->plan->fwd, (FIR_FFTW(complex) *) f->tmp, (FIR_FFTW(complex) *) f->Y);
+        f->post(f->Y, L->tw, L->tw + L->S, L->B);
         for (size_t j = 0; j <= L->B; j++) {
           FIR_T re = f->Y[2 * j], im = f->Y[2 * j + 1];
           hd[2 * j] = hd[2 * j + 1] = re;
