@@ -39,6 +39,8 @@ typedef struct {
   FE(fir_level_t) lev[32];
   void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
   void (*cmac)(FIR_T *, const FIR_T *, const FIR_T *, size_t, size_t, size_t, size_t);
+  void (*deint2)(const FIR_T *, FIR_T *, FIR_T *, size_t);
+  void (*int2)(FIR_T *, const FIR_T *, const FIR_T *, size_t, int);
   void (*post)(FIR_T *, const FIR_T *, const FIR_T *, size_t);
   void (*pre)(FIR_T *, const FIR_T *, const FIR_T *, size_t);
 } FE(fir_impl_t);
@@ -145,11 +147,7 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     if (C == 2) {
-      FIR_T *z0 = L->in2[0] + L->B + L->pos, *z1 = L->in2[1] + L->B + L->pos;
-      for (size_t i = 0; i < frames; i++) {
-        z0[i] = in[2 * i];
-        z1[i] = in[2 * i + 1];
-      }
+      f->deint2(in, L->in2[0] + L->B + L->pos, L->in2[1] + L->B + L->pos, frames);
       continue;
     }
     for (size_t c = 0; c < C; c++) {
@@ -164,17 +162,7 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     if (C == 2) {
-      const FIR_T *o0 = L->out[0] + L->pos, *o1 = L->out[1] + L->pos;
-      if (l == 0)
-        for (size_t i = 0; i < frames; i++) {
-          out[2 * i] = o0[i];
-          out[2 * i + 1] = o1[i];
-        }
-      else
-        for (size_t i = 0; i < frames; i++) {
-          out[2 * i] += o0[i];
-          out[2 * i + 1] += o1[i];
-        }
+      f->int2(out, L->out[0] + L->pos, L->out[1] + L->pos, frames, l > 0);
       continue;
     }
     for (size_t c = 0; c < C; c++) {
@@ -211,10 +199,13 @@ static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_
     return;
   }
 
+  if (C == 2)
+    f->deint2(in, f->work[0] + nh1, f->work[1] + nh1, frames);
   for (int c = 0; c < C; c++) {
     FIR_T *w = f->work[c], *y = f->y[c];
-    for (size_t i = 0; i < frames; i++)
-      w[nh1 + i] = in[i * (size_t) C + (size_t) c];
+    if (C != 2)
+      for (size_t i = 0; i < frames; i++)
+        w[nh1 + i] = in[i * (size_t) C + (size_t) c];
     f->dot(f->hr, f->nh, w, y, frames);
   }
   for (int l = 0; l < f->nlev; l++) {
@@ -234,11 +225,14 @@ static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_
       L->slot = (L->slot + 1) % L->P;
     }
   }
+  if (C == 2)
+    f->int2(out, f->y[0], f->y[1], frames, 0);
   for (int c = 0; c < C; c++) {
     const FIR_T *y = f->y[c];
     FIR_T *w = f->work[c];
-    for (size_t i = 0; i < frames; i++)
-      out[i * (size_t) C + (size_t) c] = y[i];
+    if (C != 2)
+      for (size_t i = 0; i < frames; i++)
+        out[i * (size_t) C + (size_t) c] = y[i];
     if (nh1)
       memmove(w, w + frames, nh1 * sizeof(FIR_T));
   }
@@ -276,6 +270,8 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   f->channels = channels;
   f->dot = k->FE(dot);
   f->cmac = k->FE(cmac);
+  f->deint2 = k->FE(deint2);
+  f->int2 = k->FE(int2);
   f->post = k->FE(r2c_post);
   f->pre = k->FE(c2r_pre);
   /* With a block latency lat the engine runs the kernel delayed by lat taps (lat zeros first):

@@ -12,6 +12,14 @@
 typedef void (*fx_fir_dot_f32_fn)(const float *hr, size_t n, const float *w, float *y, size_t len);
 typedef void (*fx_fir_dot_f64_fn)(const double *hr, size_t n, const double *w, double *y,
                                   size_t len);
+/* Stereo: deint2 splits n interleaved frames into the channels a and b; int2 interleaves a and
+ * b into n frames of out, or adds them to out when add is non-zero. */
+typedef void (*fx_fir_deint2_f32_fn)(const float *in, float *a, float *b, size_t n);
+typedef void (*fx_fir_deint2_f64_fn)(const double *in, double *a, double *b, size_t n);
+typedef void (*fx_fir_int2_f32_fn)(float *out, const float *a, const float *b, size_t n, int add);
+typedef void (*fx_fir_int2_f64_fn)(double *out, const double *a, const double *b, size_t n,
+                                   int add);
+
 /* Interleaved complex multiply-accumulate over n reals (n/2 complex values), summed over P
  * partitions: y[2j] = sum_p hd[2j] x[2j] + hs[2j] x[2j+1], y[2j+1] = sum_p hd[2j+1] x[2j+1] +
  * hs[2j+1] x[2j], with partition p's kernel spectrum at hd = H + 2pS stored as hd = (re, re)
@@ -40,6 +48,10 @@ typedef struct {
   int lanes_f32, lanes_f64; /* vector lanes: the layout of the dot kernels' hv */
   fx_fir_dot_f32_fn dot_f32;
   fx_fir_dot_f64_fn dot_f64;
+  fx_fir_deint2_f32_fn deint2_f32;
+  fx_fir_deint2_f64_fn deint2_f64;
+  fx_fir_int2_f32_fn int2_f32;
+  fx_fir_int2_f64_fn int2_f64;
   fx_fir_cmac_f32_fn cmac_f32;
   fx_fir_cmac_f64_fn cmac_f64;
   fx_fir_rfft_f32_fn r2c_post_f32, c2r_pre_f32;

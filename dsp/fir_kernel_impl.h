@@ -109,6 +109,31 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 #define FIR_REVC_f64(v) __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1)
 #endif
 
+/* Stereo frames to and from two planar channels (fir_kernel.h); plain loops that the compiler
+ * vectorizes with the per-ISA flags of this file. */
+#define FIR_DEFINE_PLANAR(SUF, T)                                                                  \
+  static void FIR_NAME(deint2_##SUF)(const T *restrict in, T *restrict a, T *restrict b, size_t n) \
+  {                                                                                                \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      a[i] = in[2 * i];                                                                            \
+      b[i] = in[2 * i + 1];                                                                        \
+    }                                                                                              \
+  }                                                                                                \
+  static void FIR_NAME(int2_##SUF)(T *restrict out, const T *restrict a, const T *restrict b,      \
+                                   size_t n, int add)                                              \
+  {                                                                                                \
+    if (add)                                                                                       \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        out[2 * i] += a[i];                                                                        \
+        out[2 * i + 1] += b[i];                                                                    \
+      }                                                                                            \
+    else                                                                                           \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        out[2 * i] = a[i];                                                                         \
+        out[2 * i + 1] = b[i];                                                                     \
+      }                                                                                            \
+  }
+
 /* The sum over P partitions in one pass (fir_kernel.h): tiles of the spectrum kept in registers
  * across the partitions, so y is written once instead of read and written per partition. */
 #define FIR_DEFINE_CMAC(SUF, T, V, NV)                                                             \
@@ -233,6 +258,8 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 
 FIR_DEFINE_DOT(f32, float, fir_vf, FIR_NF)
 FIR_DEFINE_DOT(f64, double, fir_vd, FIR_ND)
+FIR_DEFINE_PLANAR(f32, float)
+FIR_DEFINE_PLANAR(f64, double)
 FIR_DEFINE_CMAC(f32, float, fir_vf, FIR_NF)
 FIR_DEFINE_CMAC(f64, double, fir_vd, FIR_ND)
 FIR_DEFINE_RFFT(f32, float, fir_vf, FIR_NF)
@@ -244,6 +271,10 @@ const fx_fir_kernels_t FIR_CAT(fx_fir_kernels, FIR_ISA) = {
     .lanes_f64 = FIR_ND,
     .dot_f32 = FIR_NAME(dot_f32),
     .dot_f64 = FIR_NAME(dot_f64),
+    .deint2_f32 = FIR_NAME(deint2_f32),
+    .deint2_f64 = FIR_NAME(deint2_f64),
+    .int2_f32 = FIR_NAME(int2_f32),
+    .int2_f64 = FIR_NAME(int2_f64),
     .cmac_f32 = FIR_NAME(cmac_f32),
     .cmac_f64 = FIR_NAME(cmac_f64),
     .r2c_post_f32 = FIR_NAME(r2c_post_f32),
