@@ -35,6 +35,7 @@ typedef struct {
   FIR_T *hr;      /* head taps reversed, in the dot kernel's layout (fir_kernel.h) */
   FIR_T **work;   /* per channel: nh - 1 frames of history + FIR_CHUNK */
   FIR_T **y;      /* per channel: output of a chunk */
+  FIR_T **zp;     /* per channel: scratch pointers for (de)interleaving */
   FIR_T *Y, *tmp; /* level scratch (largest level): one spectrum, one block pair */
   FE(fir_level_t) lev[32];
   void (*dot)(const FIR_T *, size_t, const FIR_T *, FIR_T *, size_t);
@@ -88,6 +89,7 @@ static void FE(fir_destroy)(void *impl)
   FIR_FFTW(free)(f->hr);
   FE(fir_free_per_channel)(f->work, f->channels);
   FE(fir_free_per_channel)(f->y, f->channels);
+  free(f->zp);
   FIR_FFTW(free)(f->Y);
   FIR_FFTW(free)(f->tmp);
   for (int l = 0; l < f->nlev; l++) {
@@ -137,6 +139,40 @@ static void FE(fir_level_step)(FE(fir_impl_t) * f, FE(fir_level_t) * L, int c)
   memcpy(L->in2[c], L->in2[c] + B, B * sizeof(FIR_T));
 }
 
+/* More than two channels: frames split into (and merged from) the per-channel arrays in tiles
+ * of FIR_TILE frames, all channels per tile, so the tile of interleaved data stays in L1 while
+ * every channel is taken from it (one strided pass per channel over a whole chunk of many
+ * channels runs from L2). */
+#define FIR_TILE 64
+static void FE(fir_deint)(const FIR_T *in, size_t C, FIR_T *const *z, size_t n)
+{
+  for (size_t i0 = 0; i0 < n; i0 += FIR_TILE) {
+    size_t i1 = n - i0 < FIR_TILE ? n : i0 + FIR_TILE;
+    for (size_t c = 0; c < C; c++) {
+      FIR_T *zc = z[c];
+      for (size_t i = i0; i < i1; i++)
+        zc[i] = in[i * C + c];
+    }
+  }
+}
+
+static void FE(fir_interl)(FIR_T *out, size_t C, FIR_T *const *o, size_t n, int add)
+{
+  for (size_t i0 = 0; i0 < n; i0 += FIR_TILE) {
+    size_t i1 = n - i0 < FIR_TILE ? n : i0 + FIR_TILE;
+    for (size_t c = 0; c < C; c++) {
+      const FIR_T *oc = o[c];
+      if (add)
+        for (size_t i = i0; i < i1; i++)
+          out[i * C + c] += oc[i];
+      else
+        for (size_t i = i0; i < i1; i++)
+          out[i * C + c] = oc[i];
+    }
+  }
+}
+#undef FIR_TILE
+
 /* No head (a block latency): the levels read the interleaved input and write the interleaved
  * output directly. in may equal out: every level takes its input before any output is written. */
 static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out,
@@ -150,14 +186,13 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
       f->deint2(in, L->in2[0] + L->B + L->pos, L->in2[1] + L->B + L->pos, frames);
       continue;
     }
-    for (size_t c = 0; c < C; c++) {
-      FIR_T *z = L->in2[c] + L->B + L->pos;
-      if (C == 1)
-        memcpy(z, in, frames * sizeof(FIR_T));
-      else
-        for (size_t i = 0; i < frames; i++)
-          z[i] = in[i * C + c];
+    if (C == 1) {
+      memcpy(L->in2[0] + L->B + L->pos, in, frames * sizeof(FIR_T));
+      continue;
     }
+    for (size_t c = 0; c < C; c++)
+      f->zp[c] = L->in2[c] + L->B + L->pos;
+    FE(fir_deint)(in, C, f->zp, frames);
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
@@ -165,15 +200,13 @@ static void FE(fir_chunk_levels_only)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T
       f->int2(out, L->out[0] + L->pos, L->out[1] + L->pos, frames, l > 0);
       continue;
     }
-    for (size_t c = 0; c < C; c++) {
-      const FIR_T *o = L->out[c] + L->pos;
-      if (l == 0)
-        for (size_t i = 0; i < frames; i++)
-          out[i * C + c] = o[i];
-      else
-        for (size_t i = 0; i < frames; i++)
-          out[i * C + c] += o[i];
+    if (C == 1 && l == 0) {
+      memcpy(out, L->out[0] + L->pos, frames * sizeof(FIR_T));
+      continue;
     }
+    for (size_t c = 0; c < C; c++)
+      f->zp[c] = L->out[c] + L->pos;
+    FE(fir_interl)(out, C, f->zp, frames, l > 0);
   }
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
@@ -199,15 +232,15 @@ static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_
     return;
   }
 
-  if (C == 2)
+  if (C == 2) {
     f->deint2(in, f->work[0] + nh1, f->work[1] + nh1, frames);
-  for (int c = 0; c < C; c++) {
-    FIR_T *w = f->work[c], *y = f->y[c];
-    if (C != 2)
-      for (size_t i = 0; i < frames; i++)
-        w[nh1 + i] = in[i * (size_t) C + (size_t) c];
-    f->dot(f->hr, f->nh, w, y, frames);
+  } else {
+    for (int c = 0; c < C; c++)
+      f->zp[c] = f->work[c] + nh1;
+    FE(fir_deint)(in, (size_t) C, f->zp, frames);
   }
+  for (int c = 0; c < C; c++)
+    f->dot(f->hr, f->nh, f->work[c], f->y[c], frames);
   for (int l = 0; l < f->nlev; l++) {
     FE(fir_level_t) *L = &f->lev[l];
     for (int c = 0; c < C; c++) {
@@ -227,15 +260,10 @@ static void FE(fir_chunk)(FE(fir_impl_t) * f, const FIR_T *in, FIR_T *out, size_
   }
   if (C == 2)
     f->int2(out, f->y[0], f->y[1], frames, 0);
-  for (int c = 0; c < C; c++) {
-    const FIR_T *y = f->y[c];
-    FIR_T *w = f->work[c];
-    if (C != 2)
-      for (size_t i = 0; i < frames; i++)
-        out[i * (size_t) C + (size_t) c] = y[i];
-    if (nh1)
-      memmove(w, w + frames, nh1 * sizeof(FIR_T));
-  }
+  else
+    FE(fir_interl)(out, (size_t) C, f->y, frames, 0);
+  for (int c = 0; c < C && nh1; c++)
+    memmove(f->work[c], f->work[c] + frames, nh1 * sizeof(FIR_T));
 }
 
 static void FE(fir_process)(void *impl, const void *vin, void *vout, size_t frames)
@@ -293,7 +321,8 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   }
   f->work = FE(fir_alloc_per_channel)(channels, f->nh1 + FIR_CHUNK);
   f->y = FE(fir_alloc_per_channel)(channels, FIR_CHUNK);
-  if (!f->hr || !f->work || !f->y)
+  f->zp = calloc((size_t) channels, sizeof *f->zp);
+  if (!f->hr || !f->work || !f->y || !f->zp)
     goto nomem;
 
   if (partitioned) {
