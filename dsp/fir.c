@@ -308,15 +308,16 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fir_plan_t plan_cache[FIR_MAX_PLANS];
 static int plan_count;
 
-/* Real-input forward (r2c) and backward (c2r) plans of n real points (n / 2 + 1 bins), out of
- * place: one transform per channel (see fir_engine_impl.h). FFTW's new-array execute needs the
- * planning arrays' alignment: every array the engine passes is fftw_malloc'd or a 64-byte
- * multiple into one. */
+/* For real transforms of n points: complex forward and backward plans of n / 2 points, out of
+ * place, that transform one channel's block read as n / 2 complex values; the kernels'
+ * r2c_post / c2r_pre turn that into the real transform (see fir_engine_impl.h). FFTW's new-array
+ * execute needs the planning arrays' alignment: every array the engine passes is fftw_malloc'd or a
+ * 64-byte multiple into one. */
 static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
 {
   const fir_plan_t *found = NULL;
   unsigned flags = (measure ? FFTW_MEASURE : FFTW_ESTIMATE);
-  size_t nc = n / 2 + 1;
+  int nc = (int) (n / 2);
 
   pthread_mutex_lock(&plan_lock);
   for (int i = 0; i < plan_count; i++)
@@ -328,13 +329,13 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
   if (!found && plan_count < FIR_MAX_PLANS) {
     fir_plan_t p = {is_f64, measure, n, NULL, NULL};
     if (is_f64) {
-      double *r = fftw_malloc(n * sizeof *r);
-      fftw_complex *z = fftw_malloc(nc * sizeof *z);
-      if (r && z) {
-        p.fwd = fftw_plan_dft_r2c_1d((int) n, r, z, flags);
-        p.bwd = fftw_plan_dft_c2r_1d((int) n, z, r, flags);
+      fftw_complex *a = fftw_malloc((size_t) nc * sizeof *a);
+      fftw_complex *b = fftw_malloc((size_t) nc * sizeof *b);
+      if (a && b) {
+        p.fwd = fftw_plan_dft_1d(nc, a, b, FFTW_FORWARD, flags);
+        p.bwd = fftw_plan_dft_1d(nc, a, b, FFTW_BACKWARD, flags);
       }
-      fftw_free(r), fftw_free(z);
+      fftw_free(a), fftw_free(b);
       if (!(p.fwd && p.bwd)) {
         if (p.fwd)
           fftw_destroy_plan(p.fwd);
@@ -343,13 +344,13 @@ static const fir_plan_t *get_plans(int is_f64, size_t n, int measure)
         p.fwd = p.bwd = NULL;
       }
     } else {
-      float *r = fftwf_malloc(n * sizeof *r);
-      fftwf_complex *z = fftwf_malloc(nc * sizeof *z);
-      if (r && z) {
-        p.fwd = fftwf_plan_dft_r2c_1d((int) n, r, z, flags);
-        p.bwd = fftwf_plan_dft_c2r_1d((int) n, z, r, flags);
+      fftwf_complex *a = fftwf_malloc((size_t) nc * sizeof *a);
+      fftwf_complex *b = fftwf_malloc((size_t) nc * sizeof *b);
+      if (a && b) {
+        p.fwd = fftwf_plan_dft_1d(nc, a, b, FFTW_FORWARD, flags);
+        p.bwd = fftwf_plan_dft_1d(nc, a, b, FFTW_BACKWARD, flags);
       }
-      fftwf_free(r), fftwf_free(z);
+      fftwf_free(a), fftwf_free(b);
       if (!(p.fwd && p.bwd)) {
         if (p.fwd)
           fftwf_destroy_plan(p.fwd);

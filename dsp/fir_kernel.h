@@ -12,21 +12,50 @@
 typedef void (*fx_fir_dot_f32_fn)(const float *hr, size_t n, const float *w, float *y, size_t len);
 typedef void (*fx_fir_dot_f64_fn)(const double *hr, size_t n, const double *w, double *y,
                                   size_t len);
-/* Interleaved complex multiply-accumulate over n reals (n/2 complex values):
- * y[2j] += hd[2j] x[2j] + hs[2j] x[2j+1], y[2j+1] += hd[2j+1] x[2j+1] + hs[2j+1] x[2j], with the
- * kernel spectrum stored as hd = (re, re) and hs = (-im, im) per bin. */
-typedef void (*fx_fir_cmac_f32_fn)(float *y, const float *hd, const float *hs, const float *x,
-                                   size_t n);
-typedef void (*fx_fir_cmac_f64_fn)(double *y, const double *hd, const double *hs, const double *x,
-                                   size_t n);
+/* Stereo: deint2 splits n interleaved frames into the channels a and b; int2 interleaves a and
+ * b into n frames of out, or adds them to out when add is non-zero. */
+typedef void (*fx_fir_deint2_f32_fn)(const float *in, float *a, float *b, size_t n);
+typedef void (*fx_fir_deint2_f64_fn)(const double *in, double *a, double *b, size_t n);
+typedef void (*fx_fir_int2_f32_fn)(float *out, const float *a, const float *b, size_t n, int add);
+typedef void (*fx_fir_int2_f64_fn)(double *out, const double *a, const double *b, size_t n,
+                                   int add);
+
+/* Interleaved complex multiply-accumulate over n reals (n/2 complex values), summed over P
+ * partitions: y[2j] = sum_p hd[2j] x[2j] + hs[2j] x[2j+1], y[2j+1] = sum_p hd[2j+1] x[2j+1] +
+ * hs[2j+1] x[2j], with partition p's kernel spectrum at hd = H + 2pS stored as hd = (re, re)
+ * and hs = hd + S = (-im, im) per bin, and its input spectrum at x = X + qS, q = (slot - p) mod P
+ * (a ring of input spectra, newest at slot). y is overwritten; the terms of every element are
+ * added in the order p = 0, 1, ... */
+typedef void (*fx_fir_cmac_f32_fn)(float *y, const float *H, const float *X, size_t S, size_t P,
+                                   size_t slot, size_t n);
+typedef void (*fx_fir_cmac_f64_fn)(double *y, const double *H, const double *X, size_t S, size_t P,
+                                   size_t slot, size_t n);
+
+/* The real-input FFT of 2m points of one channel from the m-point complex FFT of its samples
+ * taken as m complex values (even + i odd), in place in x (2m + 2 reals): on entry x holds that
+ * complex FFT (m complex), on return the m + 1 bins of the real FFT (FFTW's r2c convention).
+ * c2r_pre is the way back: x holds m + 1 bins on entry (the imaginary parts of bins 0 and m
+ * are ignored) and on return m complex values whose m-point backward complex FFT is 2m times
+ * the real sequence (as FFTW's c2r: even samples real parts, odd samples imaginary parts).
+ * tu, tv: the twiddles W^k = exp(-i pi k / m), k < m, as tu = (Im W^k, Im W^k) and
+ * tv = (-Re W^k, Re W^k) per k. Only this one channel's data is used, so a channel's spectrum
+ * never depends on another channel. */
+typedef void (*fx_fir_rfft_f32_fn)(float *x, const float *tu, const float *tv, size_t m);
+typedef void (*fx_fir_rfft_f64_fn)(double *x, const double *tu, const double *tv, size_t m);
 
 typedef struct {
   const char *name;
   int lanes_f32, lanes_f64; /* vector lanes: the layout of the dot kernels' hv */
   fx_fir_dot_f32_fn dot_f32;
   fx_fir_dot_f64_fn dot_f64;
+  fx_fir_deint2_f32_fn deint2_f32;
+  fx_fir_deint2_f64_fn deint2_f64;
+  fx_fir_int2_f32_fn int2_f32;
+  fx_fir_int2_f64_fn int2_f64;
   fx_fir_cmac_f32_fn cmac_f32;
   fx_fir_cmac_f64_fn cmac_f64;
+  fx_fir_rfft_f32_fn r2c_post_f32, c2r_pre_f32;
+  fx_fir_rfft_f64_fn r2c_post_f64, c2r_pre_f64;
 } fx_fir_kernels_t;
 
 extern const fx_fir_kernels_t fx_fir_kernels_base;

@@ -87,43 +87,183 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
         a = FIR_FMA_##SUF(hv[j * NV], p[j], a);                                                    \
       y[i] = a;                                                                                    \
     }                                                                                              \
-  }                                                                                                \
-  static void FIR_NAME(cmac_##SUF)(T *restrict y, const T *restrict hd, const T *restrict hs,      \
-                                   const T *restrict x, size_t n)                                  \
-  {                                                                                                \
-    size_t k = 0;                                                                                  \
-    for (; k + NV <= n; k += NV) {                                                                 \
-      V xv = FIR_CAT(load, SUF)(x + k);                                                            \
-      V xs = FIR_SWAP_##SUF(xv);                                                                   \
-      FIR_CAT(store, SUF)                                                                          \
-      (y + k, FIR_CAT(load, SUF)(y + k) + FIR_CAT(load, SUF)(hd + k) * xv +                        \
-                  FIR_CAT(load, SUF)(hs + k) * xs);                                                \
-    }                                                                                              \
-    for (; k + 1 < n; k += 2) {                                                                    \
-      T xr = x[k], xi = x[k + 1];                                                                  \
-      y[k] += hd[k] * xr + hs[k] * xi;                                                             \
-      y[k + 1] += hd[k + 1] * xi + hs[k + 1] * xr;                                                 \
-    }                                                                                              \
   }
 
 /* pair swap (1, 0, 3, 2, ...); __builtin_shufflevector is understood by GCC >= 12 and clang */
 #if FIR_VBYTES == 16
 #define FIR_SWAP_f32(v) __builtin_shufflevector(v, v, 1, 0, 3, 2)
 #define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0)
+#define FIR_REVC_f32(v) __builtin_shufflevector(v, v, 2, 3, 0, 1)
+#define FIR_REVC_f64(v) (v)
 #elif FIR_VBYTES == 32
 #define FIR_SWAP_f32(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6)
 #define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0, 3, 2)
+#define FIR_REVC_f32(v) __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1)
+#define FIR_REVC_f64(v) __builtin_shufflevector(v, v, 2, 3, 0, 1)
 #else
 #define FIR_SWAP_f32(v)                                                                            \
   __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14)
 #define FIR_SWAP_f64(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6)
+#define FIR_REVC_f32(v)                                                                            \
+  __builtin_shufflevector(v, v, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1)
+#define FIR_REVC_f64(v) __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1)
 #endif
+
+/* Stereo frames to and from two planar channels (fir_kernel.h); plain loops that the compiler
+ * vectorizes with the per-ISA flags of this file. */
+#define FIR_DEFINE_PLANAR(SUF, T)                                                                  \
+  static void FIR_NAME(deint2_##SUF)(const T *restrict in, T *restrict a, T *restrict b, size_t n) \
+  {                                                                                                \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      a[i] = in[2 * i];                                                                            \
+      b[i] = in[2 * i + 1];                                                                        \
+    }                                                                                              \
+  }                                                                                                \
+  static void FIR_NAME(int2_##SUF)(T *restrict out, const T *restrict a, const T *restrict b,      \
+                                   size_t n, int add)                                              \
+  {                                                                                                \
+    if (add)                                                                                       \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        out[2 * i] += a[i];                                                                        \
+        out[2 * i + 1] += b[i];                                                                    \
+      }                                                                                            \
+    else                                                                                           \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        out[2 * i] = a[i];                                                                         \
+        out[2 * i + 1] = b[i];                                                                     \
+      }                                                                                            \
+  }
+
+/* The sum over P partitions in one pass (fir_kernel.h): tiles of the spectrum kept in registers
+ * across the partitions, so y is written once instead of read and written per partition. */
+#define FIR_DEFINE_CMAC(SUF, T, V, NV)                                                             \
+  static void FIR_NAME(cmac_##SUF)(T *restrict y, const T *restrict H, const T *restrict X,        \
+                                   size_t S, size_t P, size_t slot, size_t n)                      \
+  {                                                                                                \
+    size_t k = 0;                                                                                  \
+    for (; k + 4 * NV <= n; k += 4 * NV) {                                                         \
+      V a[4] = {{0}};                                                                              \
+      for (size_t p = 0, q = slot; p < P; p++, q = q ? q - 1 : P - 1) {                            \
+        const T *hd = H + 2 * p * S + k, *hs = hd + S, *x = X + q * S + k;                         \
+        for (int t = 0; t < 4; t++) {                                                              \
+          V xv = FIR_CAT(load, SUF)(x + t * NV);                                                   \
+          a[t] = a[t] + FIR_CAT(load, SUF)(hd + t * NV) * xv +                                     \
+                 FIR_CAT(load, SUF)(hs + t * NV) * FIR_SWAP_##SUF(xv);                             \
+        }                                                                                          \
+      }                                                                                            \
+      for (int t = 0; t < 4; t++)                                                                  \
+        FIR_CAT(store, SUF)(y + k + t * NV, a[t]);                                                 \
+    }                                                                                              \
+    for (; k + NV <= n; k += NV) {                                                                 \
+      V a = {0};                                                                                   \
+      for (size_t p = 0, q = slot; p < P; p++, q = q ? q - 1 : P - 1) {                            \
+        const T *hd = H + 2 * p * S + k, *hs = hd + S, *x = X + q * S + k;                         \
+        V xv = FIR_CAT(load, SUF)(x);                                                              \
+        a = a + FIR_CAT(load, SUF)(hd) * xv + FIR_CAT(load, SUF)(hs) * FIR_SWAP_##SUF(xv);         \
+      }                                                                                            \
+      FIR_CAT(store, SUF)(y + k, a);                                                               \
+    }                                                                                              \
+    for (; k + 1 < n; k += 2) {                                                                    \
+      T ar = 0, ai = 0;                                                                            \
+      for (size_t p = 0, q = slot; p < P; p++, q = q ? q - 1 : P - 1) {                            \
+        const T *hd = H + 2 * p * S + k, *hs = hd + S, *x = X + q * S + k;                         \
+        ar = ar + hd[0] * x[0] + hs[0] * x[1];                                                     \
+        ai = ai + hd[1] * x[1] + hs[1] * x[0];                                                     \
+      }                                                                                            \
+      y[k] = ar;                                                                                   \
+      y[k + 1] = ai;                                                                               \
+    }                                                                                              \
+  }
+
+/* Real FFT from a half-size complex one (fir_kernel.h): bins k and m - k come from the complex
+ * values k and m - k, so each step takes a vector at k and the mirrored vector at m - k
+ * (complex order reversed), for k = 1 .. m/2; bin 0 and bin m from value 0. With a = z[k],
+ * b = conj z[m-k], s = a + b, d = a - b and W = W^k: bin k = (s + q) / 2 and bin m - k =
+ * conj(s - q) / 2 with q = -i W d; back, z[k] = s + p and z[m-k] = conj(s - p) with
+ * p = i conj(W) d. Both q and p are u d + v swap(d) (swap: re <-> im) with u = (Im W, Im W) and
+ * v = (-Re W, Re W), negated for q: the twiddle table (tu, tv). */
+#define FIR_DEFINE_RFFT(SUF, T, V, NV)                                                             \
+  static void FIR_NAME(r2c_post_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,  \
+                                       size_t m)                                                   \
+  {                                                                                                \
+    size_t NC = NV / 2, h = m / 2, k = 1;                                                          \
+    T z0r = x[0], z0i = x[1];                                                                      \
+    V cm, half, hcm;                                                                               \
+    for (size_t t = 0; t < NV; t++) {                                                              \
+      cm[t] = (t & 1) ? (T) -1 : (T) 1;                                                            \
+      half[t] = (T) 0.5;                                                                           \
+      hcm[t] = (t & 1) ? (T) -0.5 : (T) 0.5;                                                       \
+    }                                                                                              \
+    if (h >= NC && h % NC == 0)                                                                    \
+      for (; k + NC <= h + 1; k += NC) {                                                           \
+        T *xj = x + 2 * (m - k - NC + 1);                                                          \
+        V a = FIR_CAT(load, SUF)(x + 2 * k);                                                       \
+        V b = FIR_REVC_##SUF(FIR_CAT(load, SUF)(xj)) * cm;                                         \
+        V s = a + b, d = a - b;                                                                    \
+        V q = FIR_CAT(load, SUF)(tu + 2 * k) * d -                                                 \
+              FIR_CAT(load, SUF)(tv + 2 * k) * FIR_SWAP_##SUF(d);                                  \
+        FIR_CAT(store, SUF)(x + 2 * k, half * (s + q));                                            \
+        FIR_CAT(store, SUF)(xj, FIR_REVC_##SUF(hcm * (s - q)));                                    \
+      }                                                                                            \
+    for (; k <= h; k++) {                                                                          \
+      size_t j = m - k;                                                                            \
+      T ar = x[2 * k], ai = x[2 * k + 1], br = x[2 * j], bi = -x[2 * j + 1];                       \
+      T sr = ar + br, si = ai + bi, dr = ar - br, di = ai - bi;                                    \
+      T qr = tu[2 * k] * dr - tv[2 * k] * di, qi = tu[2 * k + 1] * di - tv[2 * k + 1] * dr;        \
+      x[2 * k] = (T) 0.5 * (sr + qr);                                                              \
+      x[2 * k + 1] = (T) 0.5 * (si + qi);                                                          \
+      x[2 * j] = (T) 0.5 * (sr - qr);                                                              \
+      x[2 * j + 1] = (T) -0.5 * (si - qi);                                                         \
+    }                                                                                              \
+    x[0] = z0r + z0i;                                                                              \
+    x[1] = 0;                                                                                      \
+    x[2 * m] = z0r - z0i;                                                                          \
+    x[2 * m + 1] = 0;                                                                              \
+  }                                                                                                \
+  static void FIR_NAME(c2r_pre_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,   \
+                                      size_t m)                                                    \
+  {                                                                                                \
+    size_t NC = NV / 2, h = m / 2, k = 1;                                                          \
+    T y0 = x[0], ym = x[2 * m];                                                                    \
+    V cm;                                                                                          \
+    for (size_t t = 0; t < NV; t++)                                                                \
+      cm[t] = (t & 1) ? (T) -1 : (T) 1;                                                            \
+    if (h >= NC && h % NC == 0)                                                                    \
+      for (; k + NC <= h + 1; k += NC) {                                                           \
+        T *xj = x + 2 * (m - k - NC + 1);                                                          \
+        V a = FIR_CAT(load, SUF)(x + 2 * k);                                                       \
+        V b = FIR_REVC_##SUF(FIR_CAT(load, SUF)(xj)) * cm;                                         \
+        V s = a + b, d = a - b;                                                                    \
+        V p = FIR_CAT(load, SUF)(tu + 2 * k) * d +                                                 \
+              FIR_CAT(load, SUF)(tv + 2 * k) * FIR_SWAP_##SUF(d);                                  \
+        FIR_CAT(store, SUF)(x + 2 * k, s + p);                                                     \
+        FIR_CAT(store, SUF)(xj, FIR_REVC_##SUF(cm * (s - p)));                                     \
+      }                                                                                            \
+    for (; k <= h; k++) {                                                                          \
+      size_t j = m - k;                                                                            \
+      T ar = x[2 * k], ai = x[2 * k + 1], br = x[2 * j], bi = -x[2 * j + 1];                       \
+      T sr = ar + br, si = ai + bi, dr = ar - br, di = ai - bi;                                    \
+      T pr = tu[2 * k] * dr + tv[2 * k] * di, pi = tu[2 * k + 1] * di + tv[2 * k + 1] * dr;        \
+      x[2 * k] = sr + pr;                                                                          \
+      x[2 * k + 1] = si + pi;                                                                      \
+      x[2 * j] = sr - pr;                                                                          \
+      x[2 * j + 1] = -(si - pi);                                                                   \
+    }                                                                                              \
+    x[0] = y0 + ym;                                                                                \
+    x[1] = y0 - ym;                                                                                \
+  }
 
 #define FIR_FMA_f32 FIR_FMAF
 #define FIR_FMA_f64 FIR_FMA
 
 FIR_DEFINE_DOT(f32, float, fir_vf, FIR_NF)
 FIR_DEFINE_DOT(f64, double, fir_vd, FIR_ND)
+FIR_DEFINE_PLANAR(f32, float)
+FIR_DEFINE_PLANAR(f64, double)
+FIR_DEFINE_CMAC(f32, float, fir_vf, FIR_NF)
+FIR_DEFINE_CMAC(f64, double, fir_vd, FIR_ND)
+FIR_DEFINE_RFFT(f32, float, fir_vf, FIR_NF)
+FIR_DEFINE_RFFT(f64, double, fir_vd, FIR_ND)
 
 const fx_fir_kernels_t FIR_CAT(fx_fir_kernels, FIR_ISA) = {
     .name = FIR_ISA_NAME,
@@ -131,6 +271,14 @@ const fx_fir_kernels_t FIR_CAT(fx_fir_kernels, FIR_ISA) = {
     .lanes_f64 = FIR_ND,
     .dot_f32 = FIR_NAME(dot_f32),
     .dot_f64 = FIR_NAME(dot_f64),
+    .deint2_f32 = FIR_NAME(deint2_f32),
+    .deint2_f64 = FIR_NAME(deint2_f64),
+    .int2_f32 = FIR_NAME(int2_f32),
+    .int2_f64 = FIR_NAME(int2_f64),
     .cmac_f32 = FIR_NAME(cmac_f32),
     .cmac_f64 = FIR_NAME(cmac_f64),
+    .r2c_post_f32 = FIR_NAME(r2c_post_f32),
+    .c2r_pre_f32 = FIR_NAME(c2r_pre_f32),
+    .r2c_post_f64 = FIR_NAME(r2c_post_f64),
+    .c2r_pre_f64 = FIR_NAME(c2r_pre_f64),
 };

@@ -5,12 +5,18 @@
  * known values, Kaiser(0) = rectangular, I0 known values. Engine: its impulse response is the
  * kernel; its output equals a naive double-precision convolution; any split of the input gives
  * the same output; direct and partitioned forms agree; the stream primes a new kernel so that
- * after the crossfade the output equals the new kernel's convolution. */
+ * after the crossfade the output equals the new kernel's convolution. The per-channel real FFT
+ * steps of every instruction set this CPU runs (r2c_post / c2r_pre) against FFTW's own r2c. */
+#include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#define FX_FIR_X86 1
+#endif
 #include "fir.h"
+#include "fir_kernel.h"
 #include "fxcheck.h"
 
 static double gain_at(const double *h, size_t n, double f_norm) /* |H| at f (1 = Nyquist) */
@@ -217,6 +223,150 @@ static void test_engine(void)
   }
 }
 
+/* A real FFT of 2m points as the engine does it: FFTW's complex FFT of the m values (even + i odd
+ * samples) and the kernel's r2c_post, against FFTW's r2c of the same samples in double; and back:
+ * c2r_pre and the complex backward FFT give 2m times the samples. Small m take the scalar loops,
+ * larger m the vector ones. */
+static void test_rfft_kernels(void)
+{
+  const fx_fir_kernels_t *ks[3] = {&fx_fir_kernels_base, NULL, NULL};
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    ks[1] = &fx_fir_kernels_avx2;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && ks[1])
+    ks[2] = &fx_fir_kernels_avx512;
+#endif
+  rng_seed(11);
+  for (int ki = 0; ki < 3; ki++) {
+    if (!ks[ki])
+      continue;
+    for (size_t m = 1; m <= 2048; m *= 2) {
+      size_t n = 2 * m, S = 2 * m + 16;
+      double *x = fftw_malloc(n * sizeof *x), *ref = fftw_malloc((n + 2) * sizeof *ref);
+      double *zd = fftw_malloc(S * sizeof *zd), *ad = fftw_malloc(S * sizeof *ad);
+      double *tud = fftw_malloc(2 * S * sizeof *tud);
+      float *zf = fftwf_malloc(S * sizeof *zf), *af = fftwf_malloc(S * sizeof *af);
+      float *tuf = fftwf_malloc(2 * S * sizeof *tuf);
+      for (size_t k = 0; k < m; k++) {
+        double wr = cos(M_PI * (double) k / (double) m), wi = -sin(M_PI * (double) k / (double) m);
+        tud[2 * k] = tud[2 * k + 1] = wi;
+        tud[S + 2 * k] = -wr;
+        tud[S + 2 * k + 1] = wr;
+        for (int j = 0; j < 2; j++) {
+          tuf[2 * k + j] = (float) tud[2 * k + j];
+          tuf[S + 2 * k + j] = (float) tud[S + 2 * k + j];
+        }
+      }
+      for (size_t i = 0; i < n; i++)
+        x[i] = rng_uniform();
+      fftw_plan pr = fftw_plan_dft_r2c_1d((int) n, x, (fftw_complex *) ref, FFTW_ESTIMATE);
+      fftw_execute(pr);
+      fftw_destroy_plan(pr);
+      double rn = 0;
+      for (size_t k = 0; k < n + 2; k++)
+        rn = fmax(rn, fabs(ref[k]));
+
+      /* f64 forward and back */
+      memcpy(ad, x, n * sizeof *x);
+      fftw_plan pf = fftw_plan_dft_1d((int) m, (fftw_complex *) ad, (fftw_complex *) zd,
+                                      FFTW_FORWARD, FFTW_ESTIMATE);
+      fftw_plan pb = fftw_plan_dft_1d((int) m, (fftw_complex *) zd, (fftw_complex *) ad,
+                                      FFTW_BACKWARD, FFTW_ESTIMATE);
+      memcpy(ad, x, n * sizeof *x);
+      fftw_execute(pf);
+      ks[ki]->r2c_post_f64(zd, tud, tud + S, m);
+      double e = 0;
+      for (size_t k = 0; k < n + 2; k++)
+        e = fmax(e, fabs(zd[k] - ref[k]));
+      CHECK(e <= 1e-13 * rn, "%s r2c_post_f64 m=%zu: err %g of %g", ks[ki]->name, m, e, rn);
+      memcpy(zd, ref, (n + 2) * sizeof *zd);
+      zd[1] = 7.0, zd[n + 1] = -3.0; /* imaginary parts of bins 0 and m are ignored */
+      ks[ki]->c2r_pre_f64(zd, tud, tud + S, m);
+      fftw_execute(pb);
+      e = 0;
+      for (size_t i = 0; i < n; i++)
+        e = fmax(e, fabs(ad[i] / (double) n - x[i]));
+      CHECK(e <= 1e-13, "%s c2r_pre_f64 m=%zu: err %g", ks[ki]->name, m, e);
+      fftw_destroy_plan(pf);
+      fftw_destroy_plan(pb);
+
+      /* f32 forward and back */
+      fftwf_plan qf = fftwf_plan_dft_1d((int) m, (fftwf_complex *) af, (fftwf_complex *) zf,
+                                        FFTW_FORWARD, FFTW_ESTIMATE);
+      fftwf_plan qb = fftwf_plan_dft_1d((int) m, (fftwf_complex *) zf, (fftwf_complex *) af,
+                                        FFTW_BACKWARD, FFTW_ESTIMATE);
+      for (size_t i = 0; i < n; i++)
+        af[i] = (float) x[i];
+      fftwf_execute(qf);
+      ks[ki]->r2c_post_f32(zf, tuf, tuf + S, m);
+      e = 0;
+      for (size_t k = 0; k < n + 2; k++)
+        e = fmax(e, fabs((double) zf[k] - ref[k]));
+      CHECK(e <= 1e-5 * rn, "%s r2c_post_f32 m=%zu: err %g of %g", ks[ki]->name, m, e, rn);
+      for (size_t k = 0; k < n + 2; k++)
+        zf[k] = (float) ref[k];
+      zf[1] = 7.0f, zf[n + 1] = -3.0f;
+      ks[ki]->c2r_pre_f32(zf, tuf, tuf + S, m);
+      fftwf_execute(qb);
+      e = 0;
+      for (size_t i = 0; i < n; i++)
+        e = fmax(e, fabs((double) af[i] / (double) n - x[i]));
+      CHECK(e <= 1e-5, "%s c2r_pre_f32 m=%zu: err %g", ks[ki]->name, m, e);
+      fftwf_destroy_plan(qf);
+      fftwf_destroy_plan(qb);
+      fftw_free(x), fftw_free(ref), fftw_free(zd), fftw_free(ad), fftw_free(tud);
+      fftwf_free(zf), fftwf_free(af), fftwf_free(tuf);
+    }
+  }
+}
+
+/* Partitioned engines with small first blocks (head 1 .. 32: the real-FFT steps' scalar loops
+ * and the smallest vector ones) and 1, 2, 3 channels (mono copy, stereo kernels, tiled
+ * (de)interleaving), zero latency and with a block latency, against the naive convolution. */
+static void test_small_blocks(void)
+{
+  size_t n = 77, frames = 3000;
+  double *h = malloc(n * sizeof *h), *x = malloc(frames * 3 * sizeof *x);
+  double *ref = malloc(frames * 3 * sizeof *ref), *y = malloc(frames * 3 * sizeof *y);
+  float *xf = malloc(frames * 3 * sizeof *xf), *yf = malloc(frames * 3 * sizeof *yf);
+
+  rng_seed(13);
+  for (size_t k = 0; k < n; k++)
+    h[k] = rng_uniform() / sqrt((double) n);
+  for (size_t i = 0; i < frames * 3; i++)
+    xf[i] = (float) (x[i] = rng_uniform());
+  for (int C = 1; C <= 3; C++) {
+    reference(h, n, x, ref, frames, C);
+    for (size_t head = 1; head <= 32; head *= 2)
+      for (size_t lat = 0; lat <= 64; lat += 64) {
+        fx_fir_options_t o = {FX_FIR_METHOD_PARTITIONED, 0, head, 2, 64, 0, lat};
+        for (int f64 = 0; f64 <= 1; f64++) {
+          fx_fir_engine_t *e = fx_fir_engine_new(h, n, C, f64, &o, NULL);
+          CHECK(e != NULL, "engine head %zu", head);
+          if (!e)
+            continue;
+          size_t L = fx_fir_engine_latency(e);
+          CHECK(L == lat, "latency %zu, asked %zu", L, lat);
+          run_split(e, f64 ? (void *) x : (void *) xf, f64 ? (void *) y : (void *) yf, frames,
+                    (size_t) C * (f64 ? sizeof(double) : sizeof(float)), 2);
+          double err = 0, rn = 0;
+          for (size_t i = L; i < frames; i++)
+            for (int c = 0; c < C; c++) {
+              double r = ref[(i - L) * (size_t) C + (size_t) c];
+              double v = f64 ? y[i * (size_t) C + (size_t) c] : yf[i * (size_t) C + (size_t) c];
+              err = fmax(err, fabs(v - r));
+              rn = fmax(rn, fabs(r));
+            }
+          CHECK(err <= (f64 ? 1e-13 : 1e-6) * rn, "%s head %zu lat %zu %d ch: err %g of %g",
+                f64 ? "f64" : "f32", head, lat, C, err, rn);
+          fx_fir_engine_free(e);
+        }
+      }
+  }
+  free(h), free(x), free(ref), free(y), free(xf), free(yf);
+}
+
 /* with a latency budget the output is the convolution delayed by the power of two within it */
 static void test_latency(void)
 {
@@ -327,6 +477,8 @@ int main(void)
 {
   test_design();
   test_engine();
+  test_rfft_kernels();
+  test_small_blocks();
   test_latency();
   test_stream();
   test_nonfinite();
