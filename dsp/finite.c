@@ -22,15 +22,10 @@
     }                                                                                              \
     return bad != 0;                                                                               \
   }                                                                                                \
+  /* a block of the fixed size BLOCK: bad_ inlined with a constant length, which vectorizes */     \
   static int block_bad_##SUFFIX(const T *x)                                                        \
   {                                                                                                \
-    unsigned bad = 0;                                                                              \
-    for (size_t k = 0; k < BLOCK; k++) {                                                           \
-      U b;                                                                                         \
-      memcpy(&b, x + k, sizeof(b));                                                                \
-      bad |= (b & (MASK)) == (MASK);                                                               \
-    }                                                                                              \
-    return bad != 0;                                                                               \
+    return bad_##SUFFIX(x, BLOCK);                                                                 \
   }                                                                                                \
   static size_t zero_##SUFFIX(T *x, size_t len)                                                    \
   {                                                                                                \

@@ -753,13 +753,29 @@ static gsize block_frames(const Batch *b, gint channels)
   return frames;
 }
 
+/* Adds a finished run (a group or one file) to the summary: the engine's dispatches, its
+ * backend (the first run's), the blocks pushed and their largest length. */
+static void count_run(Batch *b, guint64 nblocks, gint block_frames)
+{
+  guint64 dispatches = 0;
+  gchar *backend = NULL;
+
+  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
+  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
+  if (backend != NULL && b->backend == NULL)
+    b->backend = g_steal_pointer(&backend);
+  g_free(backend);
+  b->dispatches += dispatches;
+  b->blocks += nblocks;
+  b->block_frames = MAX(b->block_frames, block_frames);
+  b->groups++;
+}
+
 static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
 {
   Run r = {.b = b, .group = group};
   gsize length = 0, nchunks, nblocks = 0, sub, in_size = 0;
   GstCaps *caps;
-  guint64 dispatches = 0;
-  gchar *backend = NULL;
   gint widest = 0;
   gboolean ok = FALSE;
 
@@ -843,15 +859,7 @@ static gboolean run_stacked(Batch *b, GPtrArray *group, GError **error)
   round_finish(&r);
   if (!fx_feeder_finish(b->engine, &b->warnings, error))
     goto done;
-  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
-  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
-  if (backend != NULL && b->backend == NULL)
-    b->backend = g_steal_pointer(&backend);
-  g_free(backend);
-  b->dispatches += dispatches;
-  b->blocks += nblocks;
-  b->block_frames = MAX(b->block_frames, (gint) sub);
-  b->groups++;
+  count_run(b, nblocks, (gint) sub);
   ok = TRUE;
 
 done:
@@ -876,8 +884,7 @@ static gboolean run_file(Batch *b, BatchFile *f, GError **error)
 {
   GstAppSink *sink = GST_APP_SINK(fx_feeder_get(b->engine, "sink"));
   const gsize bpf = (gsize) f->channels * (gsize) b->bps;
-  guint64 dispatches = 0, nblocks = 0;
-  gchar *backend = NULL;
+  guint64 nblocks = 0;
   gboolean ok = FALSE;
 
   if (!fx_feeder_start(b->engine, f->caps, error))
@@ -910,15 +917,7 @@ static gboolean run_file(Batch *b, BatchFile *f, GError **error)
   }
   if (!fx_feeder_finish(b->engine, &b->warnings, error) || !fx_media_drain(sink, f->writer, error))
     goto done;
-  fx_tool_get_u64(fx_feeder_get(b->engine, "fx"), "dispatches", &dispatches);
-  g_object_get(fx_feeder_get(b->engine, "fx"), "backend", &backend, NULL);
-  if (backend != NULL && b->backend == NULL)
-    b->backend = g_steal_pointer(&backend);
-  g_free(backend);
-  b->dispatches += dispatches;
-  b->blocks += nblocks;
-  b->block_frames = FX_BLOCK_FRAMES;
-  b->groups++;
+  count_run(b, nblocks, FX_BLOCK_FRAMES);
   ok = TRUE;
 
 done:
