@@ -139,7 +139,9 @@ static const struct {
     {"fxcompressor name=f threshold=-20 knee=6", "makeup", "12", 0.01, 3.9810717055349722},
     {"fxfir name=f", "kernel", "<0.5>", 0.5, 0.5},
     {"fxfir name=f num-taps=1001", "kernel", "<0.25>", 0.5, 0.25},
-    {"fxeq name=f num-bands=1 band0::gain=0", "pre-gain", "-12", 0.5, 0.25118864315095796},
+    /* the band at its default gain, 0 dB (no band0:: syntax: GStreamer 1.22's parser leaks a
+     * reference to a child set that way, see docs/reliability.md) */
+    {"fxeq name=f num-bands=1", "pre-gain", "-12", 0.5, 0.25118864315095796},
     {"fxdelay name=f delay=10 feedback=0 mix=0.5", "mix", "0", 0.5, 1.0},
     {"fxreverb name=f mix=0.5", "mix", "0", 0.5, 1.0},
 };

@@ -580,7 +580,7 @@ def test_properties_from_another_thread():
         pipe._hammer = t
 
     try:
-        res = run_pipeline("fxdelay name=fx max-delay=100", x, 48000, split=256,
+        res = run_pipeline("fxdelay name=fx max-delay=100 delay=1", x, 48000, split=256,
                            configure=configure)
     finally:
         stop.set()
