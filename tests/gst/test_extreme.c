@@ -407,6 +407,10 @@ GST_END_TEST;
  * sees it. The run with the bad sample posts one warning, the clean one none. */
 GST_START_TEST(test_nonfinite_one_sample)
 {
+  /* slow runs (valgrind, the leaks tracer: FX_STRESS_SCALE) take the NaN case only: +-Inf go
+   * through the same exponent test */
+  if (fx_scaled(3) < 3 && __i__ % 3 != 0)
+    return;
   gchar *name = fx_element_name(__i__ / 6);
   fx_fmt_t fmt = (__i__ / 3) % 2 ? FX_F64 : FX_F32;
   const double bad_values[] = {NAN, INFINITY, -INFINITY};
