@@ -232,11 +232,23 @@ int fxc_ensure_record(fx_cascade_t *c, int s)
   }
   if (jn->rec_start != FX_NONE || c->ring_total == 0)
     return 1;
+  const size_t n = fxc_ring_fill(c);
   size_t m;
-  int post;
-  void *w = fxc_junction_signal(c, s, fxc_ring_fill(c), &m, &post);
-  if (!w)
-    return 0;
+  int post = 0;
+  void *w = c->warm;
+  if (s == 0) {
+    /* The cascade input from the checkpoint position at or before the last n frames, so that a
+     * later warm-up of a stage after this junction can re-run the stages in between from a
+     * checkpoint the record covers, however soon it comes (records of later junctions start at
+     * a checkpoint already, when they are exact). */
+    const uint64_t from = (c->ring_total - n) / FX_RING * FX_RING;
+    m = c->ring_total - from <= fxc_ring_held(c) ? (size_t) (c->ring_total - from) : n;
+    fxc_ring_copy(c, w, m);
+  } else {
+    w = fxc_junction_signal(c, s, n, &m, &post);
+    if (!w)
+      return 0;
+  }
   jn->rec_start = FX_NONE;
   fxc_rec_append(c, jn, w, m, post ? 1.0 : jn->Gl, c->ring_total - m);
   return 1;
