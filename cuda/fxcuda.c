@@ -624,8 +624,8 @@ static int scan_prepare(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   /* the coefficients in double, as the kernel's arithmetic sees them */
   double cf[5 * FXK_SCAN_KMAX];
   for (int i = 0; i < 5 * K; i++)
-    cf[i] = call->dbl ? call->coef[5 * (size_t) call->k0 + i]
-                      : (double) call->coef_f[5 * (size_t) call->k0 + i];
+    cf[i] = call->dbl ? ((const double *) call->coef)[5 * (size_t) call->k0 + i]
+                      : (double) ((const float *) call->coef)[5 * (size_t) call->k0 + i];
   if (!reserve(g, &g->d_pw, &g->h_pw, &g->pw_cap, pw_bytes))
     return 0;
   if (!g->pw_valid || g->pw_K != K || g->pw_L != L ||
@@ -793,8 +793,8 @@ static int offload_run_pass(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   const size_t hist_bytes = C * (KT + 1) * 2 * sizeof(double);
   const size_t mirror_bytes = coef_bytes + state_bytes + hist_bytes;
   const size_t small_bytes = mirror_bytes + 2 * state_bytes; /* + the two checkpoint states */
-  const void *coef = call->dbl ? (const void *) call->coef : (const void *) call->coef_f;
-  void *state = call->dbl ? (void *) call->state : (void *) call->state_f;
+  const void *coef = call->coef;
+  void *state = call->state;
   CUresult r;
 
   if ((r = CU(cuCtxSetCurrent, G.ctx)) != FX_CUDA_SUCCESS) {
@@ -911,7 +911,7 @@ static int offload_run_pass(fx_cuda_t *g, const fx_cascade_offload_call_t *call)
   memcpy(g->shadow + coef_bytes, hs + coef_bytes, state_bytes + hist_bytes);
   g->shadow_valid = 1;
   for (int i = 0; i < 2; i++) { /* checkpoints: only the sections this pass ran */
-    void *dst = call->dbl ? (void *) call->ck_state[i] : (void *) call->ck_state_f[i];
+    void *dst = call->ck_state[i];
     if (!call->cut[i] || !dst)
       continue;
     const unsigned char *src = hs + mirror_bytes + (size_t) i * state_bytes;

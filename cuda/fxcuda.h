@@ -45,8 +45,9 @@ void fx_cuda_attach(fx_cuda_t *g, fx_cascade_t *c);
 void fx_cuda_set_graphs(fx_cuda_t *g, int on);
 
 /* Passes of at least this many frames per channel use the time-parallel scan kernel (for up to
- * 16 sections and at least 2 frames); 0 = automatic: the scan from 100000 frames, or from 8192
- * frames for at most 64 channels (docs/cuda.md says which measurements this rests on). */
+ * 16 sections and at least 2 frames); 0 = automatic: the scan for long passes, from a shorter
+ * length for few channels (FX_SCAN_AUTO_* in fxcuda.c; docs/cuda.md says which measurements this
+ * rests on). */
 void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
 
 /* 1 when a pass of `frames` frames per channel over `channels` channels belongs on the GPU for

@@ -6,7 +6,7 @@
  * stream is split into buffers. New coefficients can be installed at any time without losing the
  * stream's history: the new cascade's state is derived from the signal history (as a direct-form-I
  * filter would switch), and the output crossfades from the old to the new cascade over a short
- * window, so parameter changes do not click. */
+ * window, so parameter changes do not click. How it works and why: docs/cascade.md. */
 #ifndef FX_CASCADE_H
 #define FX_CASCADE_H
 
@@ -100,8 +100,9 @@ int fx_cascade_sections(const fx_cascade_t *c);
 uint64_t fx_cascade_dispatches(const fx_cascade_t *c);
 void fx_cascade_reset_dispatches(fx_cascade_t *c);
 /* Frames filtered to warm a new cascade up after coefficient changes (a section count change or
- * a large jump runs the new cascade over up to the last 4096 input frames before the crossfade),
- * counted per channel, since creation or the last reset of the dispatch counter. Statistics. */
+ * a large jump runs the new cascade over recent input, at most the warm-up window, before the
+ * crossfade), counted per channel, since creation or the last reset of the dispatch counter.
+ * Statistics. */
 uint64_t fx_cascade_warm_frames(const fx_cascade_t *c);
 /* Offloading (dsp/ knows no GPU; cuda/ implements this hook). When set, every kernel pass over the
  * running cascade (steady state: one per fx_cascade_process() call) is handed to `fn` with the
@@ -112,24 +113,20 @@ uint64_t fx_cascade_warm_frames(const fx_cascade_t *c);
  * over. Crossfades' old paths, warm-ups and gains always run on the CPU. */
 typedef struct {
   fx_sample_format_t format;
-  int dbl;            /* arithmetic is double (coef/state); else float (coef_f/state_f) */
-  int channels;       /* C */
-  int kstride;        /* sections of the whole cascade (array layout) */
-  int k0, K;          /* sections k0 .. k0+K-1 run */
-  const double *coef; /* [kstride][5] */
-  const float *coef_f;
-  double *state; /* [C][kstride][2] */
-  float *state_f;
-  double *hist; /* [C][kstride+1][2] */
-  void *data;   /* [frames][C], float or double per format, in place */
+  int dbl;          /* coef, state and ck_state hold double (1) or float (0) numbers */
+  int channels;     /* C */
+  int kstride;      /* sections of the whole cascade (array layout) */
+  int k0, K;        /* sections k0 .. k0+K-1 run */
+  const void *coef; /* [kstride][5] */
+  void *state;      /* [C][kstride][2] */
+  double *hist;     /* [C][kstride+1][2] */
+  void *data;       /* [frames][C], float or double per format, in place */
   size_t frames;
   /* Checkpoints (only in cascades of several stages): for i = 0, 1 with cut[i] != 0, the state
    * of sections k0 .. k0+K-1 after cut[i] frames (1 <= cut[i] <= frames) is stored into
-   * ck_state[i] (double arithmetic) or ck_state_f[i] (float), laid out as `state`; other sections
-   * there are left alone. */
+   * ck_state[i], laid out as `state`; other sections there are left alone. */
   size_t cut[2];
-  double *ck_state[2];
-  float *ck_state_f[2];
+  void *ck_state[2];
 } fx_cascade_offload_call_t;
 
 typedef int (*fx_cascade_offload_fn)(void *ctx, const fx_cascade_offload_call_t *call);
@@ -139,15 +136,14 @@ void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx
 /* 1 while a hook is installed (it is removed when it fails). */
 int fx_cascade_offload_active(const fx_cascade_t *c);
 
-/* Input history (default on): the engine keeps a copy of the last 4096 (one stage) or 8192
- * (several) frames of input, so that a coefficient change that needs a warm-up (a new section count
- * or a large jump) runs the new sections over recent input and switches without a click. Off: no
- * copy of the input is made (one memcpy of every buffer and that much memory less; in
- * bench/run-batch.sh, 1040 F32 channels through 6 sections, 0.06 of 0.62 CPU seconds) and such a
- * change starts the new sections from the zero state instead (still crossfaded; the DF-I switch of
- * small changes is unaffected): for streams whose coefficients do not change while they run.
- * Turning it on again mid-stream keeps only the input from then on. FX_ERR_CAPACITY when the ring
- * cannot be allocated (then it stays off). */
+/* Input history (default on): the engine keeps a copy of recent input (the warm-up window; twice
+ * that with several stages), so that a coefficient change that needs a warm-up (a new section
+ * count or a large jump) runs the new sections over recent input and switches without a click.
+ * Off: no copy of the input is made (one memcpy of every buffer and that much memory less;
+ * docs/cascade.md has its cost) and such a change starts the new sections from the zero state
+ * instead (still crossfaded; the DF-I switch of small changes is unaffected): for streams whose
+ * coefficients do not change while they run. Turning it on again mid-stream keeps only the input
+ * from then on. FX_ERR_CAPACITY when the ring cannot be allocated (then it stays off). */
 fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep);
 
 /* The channel count to lay a wide stream out with, for a producer that is free to add unused
@@ -155,9 +151,7 @@ fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep);
  * that a frame of `sample_bytes`-byte samples spans an odd number of 64-byte cache lines once it
  * spans 1 KiB or more. The kernels walk down a column of channels, one frame apart; with frames a
  * power of two of bytes long (1024 F32 channels: 4 KiB) every frame's line falls into the same L1
- * cache set, and the walk misses the cache on every frame. Measured with fx-bench-kernels (AVX-512,
- * 6 sections, 256 frames, ns per channel-sample, F32 in double arithmetic): 1.82 at 512 channels
- * against 1.46 at 528; 2.26 at 1024 against 1.47 at 1040. */
+ * cache set, and the walk misses the cache on every frame (docs/cascade.md has the measurement). */
 int fx_cascade_padded_channels(int channels, int sample_bytes);
 
 /* What runs now, e.g. "cpu-scalar-f64" (arithmetic precision, not the stream format). */
