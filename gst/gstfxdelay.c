@@ -38,7 +38,7 @@
 
 #include "gstfxdelay.h"
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "delay.h"
 

@@ -5,7 +5,7 @@
 #endif
 
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include <string.h>
 

@@ -61,7 +61,7 @@ G_DEFINE_TYPE(GstFxFused, gst_fx_fused, GST_TYPE_FX_IIR)
 static void gst_fx_fused_finalize(GObject *object);
 static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                             gchar **error);
 
 static void gst_fx_fused_class_init(GstFxFusedClass *klass)
@@ -139,11 +139,11 @@ GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children
 /* Object lock held (see the locking note above). Every child contributes its own stages: an
  * fxgain one GAIN stage, an IIR child the stages of its own design (one for most elements; fxeq
  * has one per band), so a change goes through the same transitions as in the unfused chain. */
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                             gchar **error)
 {
   GstFxFused *self = GST_FX_FUSED(iir);
-  GstFxDesign **parts = g_new0(GstFxDesign *, self->n);
+  GstFxCascadeDesign **parts = g_new0(GstFxCascadeDesign *, self->n);
   fx_stage_t *stages = NULL;
   fx_plan_stage_t ps;
   fx_status_t st;
@@ -159,7 +159,7 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDes
       n_entries++;
       continue;
     }
-    if (!gst_fx_iir_get_design(GST_FX_IIR(child), rate, &parts[i], &err)) {
+    if (!gst_fx_iir_get_cascade_design(GST_FX_IIR(child), rate, &parts[i], &err)) {
       gchar *name = gst_object_get_name(GST_OBJECT(child));
       *error = g_strdup_printf("%s: %s", name, err ? err : "cannot be designed");
       g_free(name);
@@ -227,7 +227,7 @@ static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDes
 
 out:
   for (guint i = 0; i < self->n; i++)
-    gst_fx_design_free(parts[i]);
+    gst_fx_cascade_design_free(parts[i]);
   g_free(parts);
   g_free(stages);
   return ok;

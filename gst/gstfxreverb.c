@@ -29,7 +29,7 @@
 #endif
 
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 #include "gstfxreverb.h"
 
 #include "reverb.h"
