@@ -23,7 +23,7 @@
 #endif
 
 #include "gstfxbiquad.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_biquad_debug);
 #define GST_CAT_DEFAULT gst_fx_biquad_debug
@@ -74,8 +74,8 @@ GType gst_fx_biquad_type_get_type(void)
   return gst_fx_enum_register_once(&type, "GstFxBiquadType", values);
 }
 
-static gboolean gst_fx_biquad_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                     int *n_sections, gchar **error);
+static gboolean gst_fx_biquad_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                              int capacity, int *n_sections, gchar **error);
 
 static const GstFxPropField biquad_fields[] = {
     {PROP_TYPE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxBiquad, type)},
@@ -109,7 +109,7 @@ static void gst_fx_biquad_class_init(GstFxBiquadClass *klass)
 
   gobject_class->set_property = gst_fx_biquad_set_property;
   gobject_class->get_property = gst_fx_biquad_get_property;
-  iir_class->design = gst_fx_biquad_design;
+  iir_class->design_sections = gst_fx_biquad_design_sections;
   iir_class->max_sections = 1;
 
   g_object_class_install_property(
@@ -154,8 +154,8 @@ static void gst_fx_biquad_init(GstFxBiquad *self)
 }
 
 /* Called with the object lock held. */
-static gboolean gst_fx_biquad_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                     int *n_sections, gchar **error)
+static gboolean gst_fx_biquad_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                              int capacity, int *n_sections, gchar **error)
 {
   GstFxBiquad *self = GST_FX_BIQUAD(iir);
   fx_status_t st;

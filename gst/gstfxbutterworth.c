@@ -33,18 +33,18 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_butterworth_debug);
 #define GST_CAT_DEFAULT gst_fx_butterworth_debug
 
 struct _GstFxButterworth {
-  GstFxIirDesign parent;
+  GstFxIirFamily parent;
 };
 
-G_DEFINE_TYPE(GstFxButterworth, gst_fx_butterworth, GST_TYPE_FX_IIR_DESIGN)
+G_DEFINE_TYPE(GstFxButterworth, gst_fx_butterworth, GST_TYPE_FX_IIR_FAMILY)
 GST_ELEMENT_REGISTER_DEFINE(fxbutterworth, "fxbutterworth", GST_RANK_NONE, GST_TYPE_FX_BUTTERWORTH);
 
 static void gst_fx_butterworth_class_init(GstFxButterworthClass *klass)
 {
   GST_DEBUG_CATEGORY_INIT(gst_fx_butterworth_debug, "fxbutterworth", 0, "Butterworth IIR filter");
 
-  gst_fx_iir_design_class_setup(
-      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_BUTTERWORTH, FX_MAX_ORDER, 0.5, 40.0,
+  gst_fx_iir_family_class_setup(
+      GST_FX_IIR_FAMILY_CLASS(klass), FX_FAMILY_BUTTERWORTH, FX_MAX_ORDER, 0.5, 40.0,
       "Butterworth IIR filter",
       "Butterworth low-pass, high-pass, band-pass or band-reject filter (maximally flat), order 1 "
       "to 64, as a second-order-sections cascade");

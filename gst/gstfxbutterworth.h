@@ -3,12 +3,12 @@
 #ifndef GST_FX_BUTTERWORTH_H
 #define GST_FX_BUTTERWORTH_H
 
-#include "gstfxiirdesign.h"
+#include "gstfxiirfamily.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_FX_BUTTERWORTH (gst_fx_butterworth_get_type())
-G_DECLARE_FINAL_TYPE(GstFxButterworth, gst_fx_butterworth, GST, FX_BUTTERWORTH, GstFxIirDesign)
+G_DECLARE_FINAL_TYPE(GstFxButterworth, gst_fx_butterworth, GST, FX_BUTTERWORTH, GstFxIirFamily)
 
 GST_ELEMENT_REGISTER_DECLARE(fxbutterworth);
 

@@ -76,6 +76,7 @@
 
 #include "gstfxchainparse.h"
 
+#include "gstfxcommon.h"
 #include "gstfxfused.h"
 #include "gstfxgain.h"
 #include "gstfxiir.h"
@@ -106,12 +107,13 @@ enum {
 };
 G_STATIC_ASSERT(PROP_WARM_UP == PROP_DEVICE + GST_FX_COMMON_PROP_WARM_UP);
 
-/* One stage of the data path. */
+/* A plan stage: one element of the data path, as the fusion planner cut the children (one
+ * fx_plan_stage_t of dsp/plan.h). */
 typedef struct {
-  GstElement *element; /* ref: a fused stage or a user child; NULL in a preview */
-  gboolean cascade;    /* runs as a cascade (fused or a lone IIR child) */
-  GPtrArray *covers;   /* GstElement refs: the user children this stage stands for */
-} Stage;
+  GstElement *element; /* ref: a fused stage or a child; NULL in a preview */
+  gboolean cascade;    /* runs as a cascade (a fused stage or a lone IIR child) */
+  GPtrArray *covers;   /* GstElement refs: the children this plan stage stands for */
+} PlanStage;
 
 struct _GstFxChain {
   GstBin parent;
@@ -126,11 +128,11 @@ struct _GstFxChain {
 
   /* Wiring, wire_lock (recursive: bin signals may call back into get_property). */
   GRecMutex wire_lock;
-  GPtrArray *order;   /* GstElement refs: the user children in chain order (last wiring) */
-  GPtrArray *stages;  /* Stage*: the data path (empty when not wired) */
-  GPtrArray *links;   /* GstPad refs, (src, sink) pairs linked by the wiring */
-  gchar *chain_error; /* why the chain property could not be applied (NULL when fine) */
-  gchar *wire_error;  /* why the last wiring failed (NULL when fine) */
+  GPtrArray *order;       /* GstElement refs: the children in chain order (last wiring) */
+  GPtrArray *plan_stages; /* PlanStage*: the data path (empty when not wired) */
+  GPtrArray *links;       /* GstPad refs, (src, sink) pairs linked by the wiring */
+  gchar *chain_error;     /* why the chain property could not be applied (NULL when fine) */
+  gchar *wire_error;      /* why the last wiring failed (NULL when fine) */
   guint fused_counter;
 
   /* The stats probe on the ghost src pad in use (wire_lock); buffers counted by it (streaming
@@ -206,9 +208,9 @@ static void gst_fx_chain_class_init(GstFxChainClass *klass)
   element_class->change_state = GST_DEBUG_FUNCPTR(gst_fx_chain_change_state);
 }
 
-static void stage_free(gpointer data)
+static void plan_stage_free(gpointer data)
 {
-  Stage *st = data;
+  PlanStage *st = data;
 
   if (st->element)
     gst_object_unref(st->element);
@@ -233,7 +235,7 @@ static void gst_fx_chain_init(GstFxChain *self)
 
   g_rec_mutex_init(&self->wire_lock);
   self->order = g_ptr_array_new_with_free_func(gst_object_unref);
-  self->stages = g_ptr_array_new_with_free_func(stage_free);
+  self->plan_stages = g_ptr_array_new_with_free_func(plan_stage_free);
   self->links = g_ptr_array_new_with_free_func(gst_object_unref);
 }
 
@@ -244,7 +246,7 @@ static void gst_fx_chain_dispose(GObject *object)
   g_rec_mutex_lock(&self->wire_lock);
   stats_remove(self);
   g_ptr_array_set_size(self->links, 0);
-  g_ptr_array_set_size(self->stages, 0);
+  g_ptr_array_set_size(self->plan_stages, 0);
   g_ptr_array_set_size(self->order, 0);
   g_rec_mutex_unlock(&self->wire_lock);
 
@@ -256,7 +258,7 @@ static void gst_fx_chain_finalize(GObject *object)
   GstFxChain *self = GST_FX_CHAIN(object);
 
   g_ptr_array_unref(self->links);
-  g_ptr_array_unref(self->stages);
+  g_ptr_array_unref(self->plan_stages);
   g_ptr_array_unref(self->order);
   g_free(self->chain);
   g_free(self->wire_error);
@@ -277,9 +279,10 @@ static gchar *element_label(GstElement *e)
   return label;
 }
 
-/* The element's only sink and src pad (refs), or FALSE with *why set when the element is not a
- * stage: exactly one always sink pad and one always src pad, both able to carry audio/x-raw. */
-static gboolean stage_pads(GstElement *e, GstPad **sink, GstPad **src, gchar **why)
+/* The element's only sink and src pad (refs), or FALSE with *why set when the element cannot be a
+ * child of the chain: it needs exactly one always sink pad and one always src pad, both able to
+ * carry audio/x-raw. */
+static gboolean element_pads(GstElement *e, GstPad **sink, GstPad **src, gchar **why)
 {
   GstCaps *audio = gst_caps_new_empty_simple("audio/x-raw");
   const GList *l;
@@ -336,7 +339,7 @@ out:
 }
 
 /* Checks every element in @elements and orders them by their links (src -> sink) into
- * *order (GstElement refs). FALSE with *error set when an element is not a stage or the links do
+ * *order (GstElement refs). FALSE with *error set when an element cannot be a child or the links do
  * not make exactly one linear chain. */
 static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **error)
 {
@@ -357,7 +360,7 @@ static gboolean order_by_links(GPtrArray *elements, GPtrArray **order, gchar **e
     gchar *why = NULL;
 
     next[i] = -1;
-    if (!stage_pads(e, &sink, &src, &why)) {
+    if (!element_pads(e, &sink, &src, &why)) {
       gchar *label = element_label(e);
       *error = g_strdup_printf("element %s cannot be a stage of fxchain: %s", label, why);
       g_free(label);
@@ -412,8 +415,8 @@ fail:
   return FALSE;
 }
 
-/* The bin's children other than its fused stages (refs). */
-static GPtrArray *user_children(GstFxChain *self)
+/* The bin's children other than its fused stages (refs): the chain's children. */
+static GPtrArray *chain_children(GstFxChain *self)
 {
   GPtrArray *a = g_ptr_array_new_with_free_func(gst_object_unref);
   GList *l;
@@ -432,15 +435,15 @@ static GPtrArray *user_children(GstFxChain *self)
   return a;
 }
 
-/* A stage element's sink or src pad (ref), NULL when it has none. */
-static GstPad *stage_pad(GstElement *e, GstPadDirection dir)
+/* The sink or src pad (ref) of a plan stage's element, NULL when it has none. */
+static GstPad *element_pad(GstElement *e, GstPadDirection dir)
 {
   GstPad *sink = NULL, *src = NULL;
   gchar *why = NULL;
 
   if (GST_IS_FX_FUSED(e))
     return gst_element_get_static_pad(e, dir == GST_PAD_SINK ? "sink" : "src");
-  if (!stage_pads(e, &sink, &src, &why)) {
+  if (!element_pads(e, &sink, &src, &why)) {
     g_free(why);
     return NULL;
   }
@@ -451,7 +454,7 @@ static GstPad *stage_pad(GstElement *e, GstPadDirection dir)
 /* Links a's src pad to b's sink pad when both are free. */
 static gboolean link_elements(GstElement *a, GstElement *b, GPtrArray *record)
 {
-  GstPad *src = stage_pad(a, GST_PAD_SRC), *sink = stage_pad(b, GST_PAD_SINK);
+  GstPad *src = element_pad(a, GST_PAD_SRC), *sink = element_pad(b, GST_PAD_SINK);
   gboolean ok = FALSE;
 
   if (src && sink) {
@@ -477,7 +480,7 @@ static gboolean link_elements(GstElement *a, GstElement *b, GPtrArray *record)
 
 static void unlink_elements(GstElement *a, GstElement *b)
 {
-  GstPad *src = stage_pad(a, GST_PAD_SRC), *sink = stage_pad(b, GST_PAD_SINK);
+  GstPad *src = element_pad(a, GST_PAD_SRC), *sink = element_pad(b, GST_PAD_SINK);
 
   if (src && sink) {
     GstPad *peer = gst_pad_get_peer(src);
@@ -494,13 +497,13 @@ static void unlink_elements(GstElement *a, GstElement *b)
 
 /* ---- Planning ---- */
 
-/* Cuts @order into stages with the fusion planner (no elements created). */
+/* Cuts the children in @order into plan stages with the fusion planner (no elements created). */
 static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
 {
   guint n = order->len;
-  fx_stage_t *st = g_new0(fx_stage_t, MAX(n, 1));
+  fx_stage_t *st = g_new0(fx_stage_t, MAX(n, 1)); /* the planner's input: one per child */
   fx_plan_stage_t *ps = g_new0(fx_plan_stage_t, MAX(n, 1));
-  GPtrArray *stages = g_ptr_array_new_with_free_func(stage_free);
+  GPtrArray *stages = g_ptr_array_new_with_free_func(plan_stage_free);
   int count;
 
   for (guint i = 0; i < n; i++) {
@@ -519,7 +522,7 @@ static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
   count = fx_plan_chain(st, (int) n, fuse ? 1 : 0, ps, (int) n);
   g_assert(count >= 0 && count <= (int) n);
   for (int k = 0; k < count; k++) {
-    Stage *s = g_new0(Stage, 1);
+    PlanStage *s = g_new0(PlanStage, 1);
     s->cascade = ps[k].is_cascade != 0;
     s->covers = g_ptr_array_new_with_free_func(gst_object_unref);
     for (int i = ps[k].first; i <= ps[k].last; i++)
@@ -574,8 +577,8 @@ static void apply_common_all(GstFxChain *self)
 {
   for (guint i = 0; i < self->order->len; i++)
     apply_common(self, g_ptr_array_index(self->order, i), FALSE);
-  for (guint i = 0; i < self->stages->len; i++) {
-    Stage *s = g_ptr_array_index(self->stages, i);
+  for (guint i = 0; i < self->plan_stages->len; i++) {
+    PlanStage *s = g_ptr_array_index(self->plan_stages, i);
     if (s->element && GST_IS_FX_FUSED(s->element))
       apply_common(self, s->element, TRUE);
   }
@@ -673,7 +676,7 @@ static void stats_install(GstFxChain *self, GstPad *ghost)
                         stats_probe, self, NULL);
 }
 
-/* Undoes the wiring: fused stages removed, the user's children linked in chain order again.
+/* Undoes the wiring: fused stages removed, the children linked in chain order again.
  * wire_lock held. */
 static void unwire(GstFxChain *self)
 {
@@ -685,14 +688,14 @@ static void unwire(GstFxChain *self)
     gst_pad_unlink(g_ptr_array_index(self->links, i), g_ptr_array_index(self->links, i + 1));
   g_ptr_array_set_size(self->links, 0);
 
-  for (guint i = 0; i < self->stages->len; i++) {
-    Stage *s = g_ptr_array_index(self->stages, i);
+  for (guint i = 0; i < self->plan_stages->len; i++) {
+    PlanStage *s = g_ptr_array_index(self->plan_stages, i);
     if (s->element && GST_IS_FX_FUSED(s->element)) {
       gst_element_set_state(s->element, GST_STATE_NULL);
       gst_bin_remove(GST_BIN(self), s->element);
     }
   }
-  g_ptr_array_set_size(self->stages, 0);
+  g_ptr_array_set_size(self->plan_stages, 0);
 
   for (guint i = 0; i < self->order->len; i++) {
     GstElement *e = g_ptr_array_index(self->order, i);
@@ -732,7 +735,7 @@ static gboolean wire(GstFxChain *self)
     return FALSE;
   }
 
-  children = user_children(self);
+  children = chain_children(self);
   if (children->len == 0) {
     g_ptr_array_unref(children);
     set_error(self, g_strdup("fxchain is empty: set the chain property (e.g. chain=\"fxbiquad ! "
@@ -754,7 +757,7 @@ static gboolean wire(GstFxChain *self)
   g_ptr_array_unref(self->order);
   self->order = order;
 
-  /* The user's links go; the stages are linked instead. */
+  /* The children's links go; the plan stages are linked instead. */
   for (guint i = 0; i + 1 < order->len; i++)
     unlink_elements(g_ptr_array_index(order, i), g_ptr_array_index(order, i + 1));
 
@@ -764,7 +767,7 @@ static gboolean wire(GstFxChain *self)
   stages = plan_stages(order, fuse);
 
   for (guint k = 0; k < stages->len; k++) {
-    Stage *s = g_ptr_array_index(stages, k);
+    PlanStage *s = g_ptr_array_index(stages, k);
     if (s->cascade && s->covers->len > 1) {
       gchar *name = fused_name(self);
       s->element = gst_object_ref_sink(
@@ -775,12 +778,12 @@ static gboolean wire(GstFxChain *self)
       s->element = gst_object_ref(g_ptr_array_index(s->covers, 0));
     }
   }
-  g_ptr_array_unref(self->stages);
-  self->stages = stages;
+  g_ptr_array_unref(self->plan_stages);
+  self->plan_stages = stages;
 
   for (guint k = 0; k + 1 < stages->len; k++) {
-    GstElement *a = ((Stage *) g_ptr_array_index(stages, k))->element;
-    GstElement *b = ((Stage *) g_ptr_array_index(stages, k + 1))->element;
+    GstElement *a = ((PlanStage *) g_ptr_array_index(stages, k))->element;
+    GstElement *b = ((PlanStage *) g_ptr_array_index(stages, k + 1))->element;
     if (!link_elements(a, b, self->links)) {
       gchar *la = element_label(a), *lb = element_label(b);
       set_error(self, g_strdup_printf("cannot link %s to %s (incompatible caps?)", la, lb));
@@ -791,14 +794,14 @@ static gboolean wire(GstFxChain *self)
   }
 
   ghost = pick_ghost(self, GST_PAD_SINK);
-  target = stage_pad(((Stage *) g_ptr_array_index(stages, 0))->element, GST_PAD_SINK);
+  target = element_pad(((PlanStage *) g_ptr_array_index(stages, 0))->element, GST_PAD_SINK);
   ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
   g_clear_object(&target);
   gst_object_unref(ghost);
   if (ok) {
     ghost = pick_ghost(self, GST_PAD_SRC);
-    target =
-        stage_pad(((Stage *) g_ptr_array_index(stages, stages->len - 1))->element, GST_PAD_SRC);
+    target = element_pad(((PlanStage *) g_ptr_array_index(stages, stages->len - 1))->element,
+                         GST_PAD_SRC);
     ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
     if (ok)
       stats_install(self, ghost);
@@ -816,7 +819,7 @@ static gboolean wire(GstFxChain *self)
 }
 
 /* Replaces the bin's children by the elements of @desc (NULL or empty: no children), parsed by
- * gstfxchainparse.c, checked as stages and linked in order. Sets or clears self->chain_error.
+ * gstfxchainparse.c, checked as children and linked in order. Sets or clears self->chain_error.
  * wire_lock held, the state NULL or READY. */
 static void apply_chain(GstFxChain *self, const gchar *desc)
 {
@@ -825,7 +828,7 @@ static void apply_chain(GstFxChain *self, const gchar *desc)
 
   unwire(self);
   g_ptr_array_set_size(self->order, 0);
-  old = user_children(self);
+  old = chain_children(self);
   for (guint i = 0; i < old->len; i++) {
     gst_element_set_state(g_ptr_array_index(old, i), GST_STATE_NULL);
     gst_bin_remove(GST_BIN(self), g_ptr_array_index(old, i));
@@ -846,7 +849,7 @@ static void apply_chain(GstFxChain *self, const gchar *desc)
     GstElement *e = g_ptr_array_index(elements, i);
     GstPad *sink, *src;
     gchar *why = NULL;
-    if (!stage_pads(e, &sink, &src, &why)) {
+    if (!element_pads(e, &sink, &src, &why)) {
       gchar *label = element_label(e);
       error = g_strdup_printf("element %s cannot be a stage of fxchain: %s", label, why);
       g_free(label);
@@ -874,7 +877,7 @@ static void apply_chain(GstFxChain *self, const gchar *desc)
 out:
   if (error) {
     /* Elements already added go again: a refused chain leaves the bin empty. */
-    GPtrArray *added = user_children(self);
+    GPtrArray *added = chain_children(self);
     for (guint i = 0; i < added->len; i++)
       gst_bin_remove(GST_BIN(self), g_ptr_array_index(added, i));
     g_ptr_array_unref(added);
@@ -978,7 +981,7 @@ static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
     break;
   case GST_STATE_CHANGE_READY_TO_PAUSED:
     g_rec_mutex_lock(&self->wire_lock);
-    ok = self->wire_error == NULL && self->stages->len > 0;
+    ok = self->wire_error == NULL && self->plan_stages->len > 0;
     if (!ok) {
       if (!self->wire_error)
         set_error(self, g_strdup("fxchain is not wired"));
@@ -996,13 +999,13 @@ static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
 
 /* ---- Counters and the plan ---- */
 
-/* wire_lock held. Sum of a guint64 property over the cascade stages. */
-static guint64 sum_stages(GstFxChain *self, const char *prop)
+/* wire_lock held. Sum of a guint64 property over the plan stages that run a cascade. */
+static guint64 sum_plan_stages(GstFxChain *self, const char *prop)
 {
   guint64 total = 0;
 
-  for (guint i = 0; i < self->stages->len; i++) {
-    Stage *s = g_ptr_array_index(self->stages, i);
+  for (guint i = 0; i < self->plan_stages->len; i++) {
+    PlanStage *s = g_ptr_array_index(self->plan_stages, i);
     if (s->element && GST_IS_FX_IIR(s->element)) {
       guint64 v = 0;
       g_object_get(s->element, prop, &v, NULL);
@@ -1012,7 +1015,7 @@ static guint64 sum_stages(GstFxChain *self, const char *prop)
   return total;
 }
 
-static gchar *stage_backend(GstElement *e)
+static gchar *element_backend(GstElement *e)
 {
   gchar *b = NULL;
 
@@ -1027,14 +1030,14 @@ static gchar *backends(GstFxChain *self)
   GString *s = g_string_new(NULL);
   GPtrArray *seen = g_ptr_array_new_with_free_func(g_free);
 
-  for (guint i = 0; i < self->stages->len; i++) {
-    Stage *st = g_ptr_array_index(self->stages, i);
+  for (guint i = 0; i < self->plan_stages->len; i++) {
+    PlanStage *st = g_ptr_array_index(self->plan_stages, i);
     gchar *b;
 
     if (!st->element || !GST_IS_FX_IIR(st->element))
       continue;
-    b = stage_backend(st->element);
-    if ((strcmp(b, "none") == 0 && self->stages->len > 1) ||
+    b = element_backend(st->element);
+    if ((strcmp(b, "none") == 0 && self->plan_stages->len > 1) ||
         g_ptr_array_find_with_equal_func(seen, b, g_str_equal, NULL)) {
       g_free(b);
       continue;
@@ -1050,8 +1053,8 @@ static gchar *backends(GstFxChain *self)
   return g_string_free(s, FALSE);
 }
 
-/* Sections of the stage's IIR children at the stage's rate (or the preview rate). */
-static void stage_sections(Stage *s, int *sections, gint *rate, gboolean *ok)
+/* Sections of the plan stage's IIR children at its rate (or the preview rate). */
+static void plan_stage_sections(PlanStage *s, int *sections, gint *rate, gboolean *ok)
 {
   *sections = 0;
   *ok = TRUE;
@@ -1076,12 +1079,12 @@ static void stage_sections(Stage *s, int *sections, gint *rate, gboolean *ok)
 /* wire_lock held. */
 static gchar *plan_text(GstFxChain *self)
 {
-  GPtrArray *stages = self->stages, *preview = NULL;
+  GPtrArray *stages = self->plan_stages, *preview = NULL;
   GString *s = g_string_new(NULL);
 
   if (stages->len == 0) {
     /* Not wired yet: what the wiring would do with the children as they are linked now. */
-    GPtrArray *children = user_children(self), *order = NULL;
+    GPtrArray *children = chain_children(self), *order = NULL;
     gchar *error = NULL;
     gboolean fuse;
 
@@ -1104,7 +1107,7 @@ static gchar *plan_text(GstFxChain *self)
   }
 
   for (guint k = 0; k < stages->len; k++) {
-    Stage *st = g_ptr_array_index(stages, k);
+    PlanStage *st = g_ptr_array_index(stages, k);
     if (k > 0)
       g_string_append_c(s, '\n');
     g_string_append_printf(s, "%u: %s ", k, st->cascade ? "cascade" : "opaque");
@@ -1117,8 +1120,8 @@ static gchar *plan_text(GstFxChain *self)
       int sections;
       gint rate;
       gboolean ok;
-      gchar *b = stage_backend(st->element);
-      stage_sections(st, &sections, &rate, &ok);
+      gchar *b = element_backend(st->element);
+      plan_stage_sections(st, &sections, &rate, &ok);
       if (!ok)
         g_string_append(s, ": ? sections (not designable)");
       else
@@ -1147,13 +1150,13 @@ static void set_common(GstFxChain *self, guint which, const GValue *value)
   self->explicit_common |= 1u << which;
   GST_OBJECT_UNLOCK(self);
 
-  /* Forward to every stage now (the wiring applies them to new stages). */
+  /* Forward to the IIR children and fused stages now (the wiring applies them to new ones). */
   g_rec_mutex_lock(&self->wire_lock);
   for (guint i = 0; i < self->order->len; i++)
     if (GST_IS_FX_IIR(g_ptr_array_index(self->order, i)))
       g_object_set_property(g_ptr_array_index(self->order, i), common_names[which], value);
-  for (guint i = 0; i < self->stages->len; i++) {
-    Stage *s = g_ptr_array_index(self->stages, i);
+  for (guint i = 0; i < self->plan_stages->len; i++) {
+    PlanStage *s = g_ptr_array_index(self->plan_stages, i);
     if (s->element && GST_IS_FX_FUSED(s->element))
       g_object_set_property(G_OBJECT(s->element), common_names[which], value);
   }
@@ -1201,8 +1204,8 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
   case PROP_DISPATCHES:
   case PROP_LAUNCHES:
     g_rec_mutex_lock(&self->wire_lock);
-    g_value_set_uint64(value,
-                       sum_stages(self, prop_id == PROP_DISPATCHES ? "dispatches" : "launches"));
+    g_value_set_uint64(
+        value, sum_plan_stages(self, prop_id == PROP_DISPATCHES ? "dispatches" : "launches"));
     g_rec_mutex_unlock(&self->wire_lock);
     break;
   case PROP_BACKEND:

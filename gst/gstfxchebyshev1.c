@@ -32,10 +32,10 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_chebyshev1_debug);
 #define GST_CAT_DEFAULT gst_fx_chebyshev1_debug
 
 struct _GstFxChebyshev1 {
-  GstFxIirDesign parent;
+  GstFxIirFamily parent;
 };
 
-G_DEFINE_TYPE(GstFxChebyshev1, gst_fx_chebyshev1, GST_TYPE_FX_IIR_DESIGN)
+G_DEFINE_TYPE(GstFxChebyshev1, gst_fx_chebyshev1, GST_TYPE_FX_IIR_FAMILY)
 GST_ELEMENT_REGISTER_DEFINE(fxchebyshev1, "fxchebyshev1", GST_RANK_NONE, GST_TYPE_FX_CHEBYSHEV1);
 
 static void gst_fx_chebyshev1_class_init(GstFxChebyshev1Class *klass)
@@ -43,8 +43,8 @@ static void gst_fx_chebyshev1_class_init(GstFxChebyshev1Class *klass)
   GST_DEBUG_CATEGORY_INIT(gst_fx_chebyshev1_debug, "fxchebyshev1", 0,
                           "Chebyshev type I IIR filter");
 
-  gst_fx_iir_design_class_setup(
-      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV1, FX_MAX_ORDER, 0.5, 40.0,
+  gst_fx_iir_family_class_setup(
+      GST_FX_IIR_FAMILY_CLASS(klass), FX_FAMILY_CHEBYSHEV1, FX_MAX_ORDER, 0.5, 40.0,
       "Chebyshev type I IIR filter",
       "Chebyshev type I filter (equiripple passband of ripple dB), low-pass, high-pass, band-pass "
       "or band-reject, order 1 to 64, as a second-order-sections cascade");

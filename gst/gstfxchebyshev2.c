@@ -32,10 +32,10 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_chebyshev2_debug);
 #define GST_CAT_DEFAULT gst_fx_chebyshev2_debug
 
 struct _GstFxChebyshev2 {
-  GstFxIirDesign parent;
+  GstFxIirFamily parent;
 };
 
-G_DEFINE_TYPE(GstFxChebyshev2, gst_fx_chebyshev2, GST_TYPE_FX_IIR_DESIGN)
+G_DEFINE_TYPE(GstFxChebyshev2, gst_fx_chebyshev2, GST_TYPE_FX_IIR_FAMILY)
 GST_ELEMENT_REGISTER_DEFINE(fxchebyshev2, "fxchebyshev2", GST_RANK_NONE, GST_TYPE_FX_CHEBYSHEV2);
 
 static void gst_fx_chebyshev2_class_init(GstFxChebyshev2Class *klass)
@@ -43,8 +43,8 @@ static void gst_fx_chebyshev2_class_init(GstFxChebyshev2Class *klass)
   GST_DEBUG_CATEGORY_INIT(gst_fx_chebyshev2_debug, "fxchebyshev2", 0,
                           "Chebyshev type II IIR filter");
 
-  gst_fx_iir_design_class_setup(
-      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_CHEBYSHEV2, FX_MAX_ORDER, 0.5, 40.0,
+  gst_fx_iir_family_class_setup(
+      GST_FX_IIR_FAMILY_CLASS(klass), FX_FAMILY_CHEBYSHEV2, FX_MAX_ORDER, 0.5, 40.0,
       "Chebyshev type II IIR filter",
       "Chebyshev type II filter (equiripple stopband attenuation dB down; cutoff is the stopband "
       "edge), low-pass, high-pass, band-pass or band-reject, order 1 to 64");

@@ -38,7 +38,7 @@
 
 #include "gstfxdelay.h"
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "delay.h"
 
@@ -169,26 +169,9 @@ static void gst_fx_delay_get_property(GObject *object, guint prop_id, GValue *va
   gst_fx_props_get(object, object, delay_fields, G_N_ELEMENTS(delay_fields), prop_id, value, pspec);
 }
 
-/* The effect's DSP object for GstFxEffect. */
-static int gst_fx_delay_process(gpointer dsp, gboolean is_f64, gpointer data, gsize frames)
-{
-  return is_f64 ? fx_delay_process_f64(dsp, data, frames) : fx_delay_process_f32(dsp, data, frames);
-}
-
-static double gst_fx_delay_tail_bound(gpointer dsp)
-{
-  return fx_delay_tail_bound(dsp);
-}
-
-static void gst_fx_delay_reset(gpointer dsp)
-{
-  fx_delay_reset(dsp);
-}
-
-static void gst_fx_delay_free_dsp(gpointer dsp)
-{
-  fx_delay_free(dsp);
-}
+/* The DSP object's functions, for GstFxEffect. */
+GST_FX_EFFECT_DEFINE_OPS(delay_ops, fx_delay_t, fx_delay_process_f32, fx_delay_process_f64,
+                         fx_delay_tail_bound, fx_delay_reset, fx_delay_free);
 
 static void gst_fx_delay_class_init(GstFxDelayClass *klass)
 {
@@ -249,10 +232,7 @@ static void gst_fx_delay_class_init(GstFxDelayClass *klass)
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_delay_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_delay_before_transform);
-  effect_class->process = gst_fx_delay_process;
-  effect_class->tail_bound = gst_fx_delay_tail_bound;
-  effect_class->reset = gst_fx_delay_reset;
-  effect_class->free_dsp = gst_fx_delay_free_dsp;
+  effect_class->ops = &delay_ops;
 
   gst_type_mark_as_plugin_api(GST_TYPE_FX_DELAY_NOTE, 0);
 }

@@ -7,7 +7,7 @@
 #include <glib.h>
 
 #include "cascade.h"
-#include "gstfxiir.h"
+#include "gstfxcommon.h"
 
 G_BEGIN_DECLS
 

@@ -9,7 +9,7 @@
 #endif
 
 #include "gstfxdynamics.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include <math.h>
 #include <string.h>
@@ -197,7 +197,6 @@ void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode mode,
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   fx_dyn_params def;
-  GstCaps *caps;
 
   klass->mode = mode;
   klass->debug = debug;
@@ -237,9 +236,7 @@ void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode mode,
 
   gst_element_class_set_static_metadata(element_class, longname, "Filter/Effect/Audio", description,
                                         "gst-fx developers");
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 }
 
 static void gst_fx_dynamics_finalize(GObject *object)
@@ -360,21 +357,18 @@ static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer 
 }
 
 /* Runs the engine over a mapped buffer (at stream time @ts); NaN/Inf input is replaced by
- * silence and reported with the shared rate limit (gstfxprops.h). */
+ * silence and reported with the shared rate limit (gstfxcommon.h). */
 static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTime ts)
 {
   GstFxDynamicsPrivate *priv = PRIV(self);
   size_t bad;
-  guint count;
 
   if (priv->is_f64)
     bad = fx_dyn_process_f64(priv->dyn, data, data, frames);
   else
     bad = fx_dyn_process_f32(priv->dyn, data, data, frames);
-  count = gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0);
-  if (count > 0)
-    GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
-                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
+  gst_fx_nonfinite_warn(GST_ELEMENT(self), gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0),
+                        GST_STREAM_ERROR_FORMAT);
 }
 
 static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -383,15 +377,10 @@ static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBu
   GstFxDynamicsPrivate *priv = PRIV(self);
   gsize bpf = GST_AUDIO_INFO_BPF(&GST_AUDIO_FILTER(trans)->info);
   GstMapInfo map;
+  GstFlowReturn ret = gst_fx_map_writable(GST_ELEMENT(self), priv->dyn && bpf > 0, buf, &map);
 
-  if (priv->dyn == NULL || bpf == 0) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != GST_FLOW_OK)
+    return ret;
   process(self, map.data, map.size / bpf, GST_BUFFER_PTS(buf));
   if (map.size / bpf > 0)
     priv->flowed = TRUE;
@@ -483,16 +472,11 @@ static gboolean gst_fx_dynamics_query(GstBaseTransform *trans, GstPadDirection d
       GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->query(trans, direction, query);
 
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max, ours;
-    gst_query_parse_latency(query, &live, &min, &max);
+    GstClockTime ours;
     GST_OBJECT_LOCK(self);
     ours = PRIV(self)->latency;
     GST_OBJECT_UNLOCK(self);
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID(max))
-      max += ours;
-    gst_query_set_latency(query, live, min, max);
+    gst_fx_query_add_latency(query, ours);
     GST_DEBUG_OBJECT(self, "latency query: adding %" GST_TIME_FORMAT, GST_TIME_ARGS(ours));
   }
   return ret;

@@ -1,22 +1,49 @@
-/* gst-fx — stream helpers shared by the effects with a tail (fxdelay, fxreverb).
+/* gst-fx — GstFxEffect: the base class of the effects with a tail (fxdelay, fxreverb).
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include <string.h>
 
-void gst_fx_tail_reset(GstFxTail *t)
+typedef struct {
+  GstClockTime end_pts; /* end of the last input buffer (NONE when unknown) */
+  guint64 end_offset;   /* offset_end of the last input buffer (NONE when unknown) */
+  gboolean seen;        /* a buffer went through since the last reset */
+} GstFxTail;
+
+typedef struct {
+  gpointer dsp; /* streaming thread */
+  gboolean is_f64;
+  GstFxTail tail;
+  GstFxNonfiniteLimit nonfinite;
+} GstFxEffectPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER)
+
+/* Runs the DSP object over @frames interleaved frames of @data in place; non-zero when the input
+ * held NaN or Inf. */
+static int process(GstFxEffect *self, gpointer data, gsize frames)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+  const GstFxEffectOps *ops = GST_FX_EFFECT_GET_CLASS(self)->ops;
+
+  return priv->is_f64 ? ops->process_f64(priv->dsp, data, frames)
+                      : ops->process_f32(priv->dsp, data, frames);
+}
+
+static void tail_reset(GstFxTail *t)
 {
   t->end_pts = GST_CLOCK_TIME_NONE;
   t->end_offset = GST_BUFFER_OFFSET_NONE;
   t->seen = FALSE;
 }
 
-void gst_fx_tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate)
+/* Records where @buf (of @frames frames at @rate) ends. */
+static void tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate)
 {
   GstClockTime pts = GST_BUFFER_PTS(buf), dur = GST_BUFFER_DURATION(buf);
 
@@ -35,9 +62,17 @@ void gst_fx_tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate)
     t->end_offset = GST_BUFFER_OFFSET_NONE;
 }
 
-GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const GstAudioInfo *info,
-                                GstFxTailRender render, GstFxTailBound bound)
+/* At EOS: pushes buffers of GST_FX_TAIL_BLOCK frames rendered from silence, timestamped on from
+ * the end of the last input buffer, until the effect's tail bound falls below
+ * GST_FX_TAIL_THRESHOLD or GST_FX_TAIL_MAX_SECONDS of tail went out. Nothing when no buffer went
+ * through since the last reset. The DSP object exists. */
+static GstFlowReturn tail_drain(GstFxEffect *self)
 {
+  GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+  const GstFxEffectOps *ops = GST_FX_EFFECT_GET_CLASS(self)->ops;
+  const GstAudioInfo *info = &GST_AUDIO_FILTER(self)->info;
+  GstFxTail *t = &priv->tail;
   gint rate = GST_AUDIO_INFO_RATE(info);
   gsize bpf = GST_AUDIO_INFO_BPF(info);
   guint64 done = 0, max_frames;
@@ -46,7 +81,7 @@ GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const Gst
   if (!t->seen || rate < 1 || bpf == 0)
     return GST_FLOW_OK;
   max_frames = (guint64) rate * GST_FX_TAIL_MAX_SECONDS;
-  while (done < max_frames && bound(trans) >= GST_FX_TAIL_THRESHOLD) {
+  while (done < max_frames && ops->tail_bound(priv->dsp) >= GST_FX_TAIL_THRESHOLD) {
     gsize n = GST_FX_TAIL_BLOCK;
     GstBuffer *buf = gst_buffer_new_allocate(NULL, n * bpf, NULL);
     GstMapInfo map;
@@ -58,11 +93,7 @@ GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const Gst
       return GST_FLOW_ERROR;
     }
     memset(map.data, 0, map.size);
-    if (!render(trans, map.data, n)) {
-      gst_buffer_unmap(buf, &map);
-      gst_buffer_unref(buf);
-      break;
-    }
+    process(self, map.data, n);
     gst_buffer_unmap(buf, &map);
     if (GST_CLOCK_TIME_IS_VALID(t->end_pts)) {
       GstClockTime a = t->end_pts + gst_util_uint64_scale_int(done, GST_SECOND, rate);
@@ -85,23 +116,12 @@ GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const Gst
   return ret;
 }
 
-/* ---- GstFxEffect ---- */
-
-typedef struct {
-  gpointer dsp; /* streaming thread */
-  gboolean is_f64;
-  GstFxTail tail;
-  GstFxNonfiniteLimit nonfinite;
-} GstFxEffectPrivate;
-
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER)
-
 static void free_dsp(GstFxEffect *self)
 {
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
 
   if (priv->dsp)
-    GST_FX_EFFECT_GET_CLASS(self)->free_dsp(priv->dsp);
+    GST_FX_EFFECT_GET_CLASS(self)->ops->free(priv->dsp);
   priv->dsp = NULL;
 }
 
@@ -125,10 +145,10 @@ static void reset_stream(GstFxEffect *self)
 {
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
 
-  gst_fx_tail_reset(&priv->tail);
+  tail_reset(&priv->tail);
   gst_fx_nonfinite_reset(&priv->nonfinite);
   if (priv->dsp)
-    GST_FX_EFFECT_GET_CLASS(self)->reset(priv->dsp);
+    GST_FX_EFFECT_GET_CLASS(self)->ops->reset(priv->dsp);
 }
 
 static gboolean gst_fx_effect_start(GstBaseTransform *trans)
@@ -158,44 +178,18 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   GstMapInfo map;
   gsize frames;
   int bad;
-  guint count;
+  GstFlowReturn ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0 && priv->dsp, buf, &map);
 
-  if (bpf == 0 || !priv->dsp) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != GST_FLOW_OK)
+    return ret;
   frames = map.size / bpf;
-  bad = GST_FX_EFFECT_GET_CLASS(self)->process(priv->dsp, priv->is_f64, map.data, frames);
+  bad = process(self, map.data, frames);
   gst_buffer_unmap(buf, &map);
-  gst_fx_tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
-  count = gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0);
-  if (count > 0)
-    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: replaced by silence"),
-                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
+  tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
+  gst_fx_nonfinite_warn(GST_ELEMENT(self),
+                        gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0),
+                        GST_STREAM_ERROR_FAILED);
   return GST_FLOW_OK;
-}
-
-static gboolean render_tail(GstBaseTransform *trans, gpointer data, gsize frames)
-{
-  GstFxEffect *self = GST_FX_EFFECT(trans);
-  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
-
-  if (!priv->dsp)
-    return FALSE;
-  GST_FX_EFFECT_GET_CLASS(self)->process(priv->dsp, priv->is_f64, data, frames);
-  return TRUE;
-}
-
-static double tail_bound(GstBaseTransform *trans)
-{
-  GstFxEffect *self = GST_FX_EFFECT(trans);
-  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
-
-  return priv->dsp ? GST_FX_EFFECT_GET_CLASS(self)->tail_bound(priv->dsp) : 0.0;
 }
 
 static gboolean gst_fx_effect_sink_event(GstBaseTransform *trans, GstEvent *event)
@@ -206,8 +200,7 @@ static gboolean gst_fx_effect_sink_event(GstBaseTransform *trans, GstEvent *even
   switch (GST_EVENT_TYPE(event)) {
   case GST_EVENT_EOS:
     if (priv->dsp)
-      gst_fx_tail_drain(trans, &priv->tail, &GST_AUDIO_FILTER(trans)->info, render_tail,
-                        tail_bound);
+      tail_drain(self);
     break;
   case GST_EVENT_FLUSH_STOP:
   case GST_EVENT_STREAM_START:
@@ -223,11 +216,9 @@ static void gst_fx_effect_class_init(GstFxEffectClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstCaps *caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
 
   /* Inherited by the subclasses. */
-  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
   gobject_class->finalize = gst_fx_effect_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_effect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_effect_stop);
@@ -240,7 +231,7 @@ static void gst_fx_effect_init(GstFxEffect *self)
 {
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
 
-  gst_fx_tail_reset(&priv->tail);
+  tail_reset(&priv->tail);
   gst_fx_nonfinite_reset(&priv->nonfinite);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -20,22 +20,47 @@ G_BEGIN_DECLS
 /* Frames per tail buffer. */
 #define GST_FX_TAIL_BLOCK 4096
 
+/* The functions of an effect's DSP object (a libfxdsp type such as fx_delay_t), which the base
+ * class calls with the object as @dsp. */
 typedef struct {
-  GstClockTime end_pts; /* end of the last input buffer (NONE when unknown) */
-  guint64 end_offset;   /* offset_end of the last input buffer (NONE when unknown) */
-  gboolean seen;        /* a buffer went through since the last reset */
-} GstFxTail;
+  /* Filter @frames interleaved frames of @data in place; return non-zero when the input held NaN
+   * or Inf (the DSP object then cleared its state). */
+  int (*process_f32)(gpointer dsp, float *data, gsize frames);
+  int (*process_f64)(gpointer dsp, double *data, gsize frames);
+  /* An upper bound of the magnitude of every future output sample with silent input. */
+  double (*tail_bound)(gpointer dsp);
+  /* Clears the stream state. */
+  void (*reset)(gpointer dsp);
+  /* Frees the DSP object. */
+  void (*free)(gpointer dsp);
+} GstFxEffectOps;
 
-void gst_fx_tail_reset(GstFxTail *t);
-
-/* Records where @buf (of @frames frames at @rate) ends. */
-void gst_fx_tail_track(GstFxTail *t, GstBuffer *buf, gsize frames, gint rate);
-
-/* Renders @frames frames of silence through the effect, in place (@data holds zeros). Returns FALSE
- * when the effect cannot render (no state). */
-typedef gboolean (*GstFxTailRender)(GstBaseTransform *trans, gpointer data, gsize frames);
-/* An upper bound of the magnitude of every future output sample with silent input. */
-typedef double (*GstFxTailBound)(GstBaseTransform *trans);
+/* Defines `static const GstFxEffectOps name` from the libfxdsp functions of the DSP type @type
+ * (each takes a @type * first). The table calls them through one-line typed wrappers, never
+ * through a function pointer of another type. */
+#define GST_FX_EFFECT_DEFINE_OPS(name, type, process_f32, process_f64, tail_bound, reset, free_fn) \
+  static int name##_process_f32(gpointer dsp, float *data, gsize frames)                           \
+  {                                                                                                \
+    return process_f32((type *) dsp, data, frames);                                                \
+  }                                                                                                \
+  static int name##_process_f64(gpointer dsp, double *data, gsize frames)                          \
+  {                                                                                                \
+    return process_f64((type *) dsp, data, frames);                                                \
+  }                                                                                                \
+  static double name##_tail_bound(gpointer dsp)                                                    \
+  {                                                                                                \
+    return tail_bound((type *) dsp);                                                               \
+  }                                                                                                \
+  static void name##_reset(gpointer dsp)                                                           \
+  {                                                                                                \
+    reset((type *) dsp);                                                                           \
+  }                                                                                                \
+  static void name##_free(gpointer dsp)                                                            \
+  {                                                                                                \
+    free_fn((type *) dsp);                                                                         \
+  }                                                                                                \
+  static const GstFxEffectOps name = {name##_process_f32, name##_process_f64, name##_tail_bound,   \
+                                      name##_reset, name##_free}
 
 #define GST_TYPE_FX_EFFECT (gst_fx_effect_get_type())
 G_DECLARE_DERIVABLE_TYPE(GstFxEffect, gst_fx_effect, GST, FX_EFFECT, GstAudioFilter)
@@ -43,28 +68,14 @@ G_DECLARE_DERIVABLE_TYPE(GstFxEffect, gst_fx_effect, GST, FX_EFFECT, GstAudioFil
 struct _GstFxEffectClass {
   GstAudioFilterClass parent_class;
 
-  /* Filters @frames interleaved frames of @data in place (F64 when @is_f64, else F32); returns
-   * non-zero when the input held NaN or Inf (the DSP object then cleared its state). */
-  int (*process)(gpointer dsp, gboolean is_f64, gpointer data, gsize frames);
-  /* An upper bound of the magnitude of every future output sample with silent input. */
-  double (*tail_bound)(gpointer dsp);
-  /* Clears the stream state. */
-  void (*reset)(gpointer dsp);
-  /* Frees the DSP object. */
-  void (*free_dsp)(gpointer dsp);
+  /* The DSP object's functions (set in the subclass's class_init). */
+  const GstFxEffectOps *ops;
 };
 
 /* Installs @dsp (made for @info; may be NULL), freeing the previous one. Streaming thread. */
 void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *info);
 /* The DSP object, or NULL before caps. Streaming thread. */
 gpointer gst_fx_effect_get_dsp(GstFxEffect *self);
-
-/* At EOS: pushes buffers of GST_FX_TAIL_BLOCK frames rendered from silence on @trans's src pad,
- * timestamped on from the end of the last input buffer, until @bound falls below
- * GST_FX_TAIL_THRESHOLD or GST_FX_TAIL_MAX_SECONDS of tail went out. Nothing when no buffer went
- * through. */
-GstFlowReturn gst_fx_tail_drain(GstBaseTransform *trans, GstFxTail *t, const GstAudioInfo *info,
-                                GstFxTailRender render, GstFxTailBound bound);
 
 G_END_DECLS
 

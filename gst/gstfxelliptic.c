@@ -33,18 +33,18 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_elliptic_debug);
 #define GST_CAT_DEFAULT gst_fx_elliptic_debug
 
 struct _GstFxElliptic {
-  GstFxIirDesign parent;
+  GstFxIirFamily parent;
 };
 
-G_DEFINE_TYPE(GstFxElliptic, gst_fx_elliptic, GST_TYPE_FX_IIR_DESIGN)
+G_DEFINE_TYPE(GstFxElliptic, gst_fx_elliptic, GST_TYPE_FX_IIR_FAMILY)
 GST_ELEMENT_REGISTER_DEFINE(fxelliptic, "fxelliptic", GST_RANK_NONE, GST_TYPE_FX_ELLIPTIC);
 
 static void gst_fx_elliptic_class_init(GstFxEllipticClass *klass)
 {
   GST_DEBUG_CATEGORY_INIT(gst_fx_elliptic_debug, "fxelliptic", 0, "Elliptic (Cauer) IIR filter");
 
-  gst_fx_iir_design_class_setup(
-      GST_FX_IIR_DESIGN_CLASS(klass), FX_FAMILY_ELLIPTIC, FX_ELLIPTIC_MAX_ORDER, 0.5, 60.0,
+  gst_fx_iir_family_class_setup(
+      GST_FX_IIR_FAMILY_CLASS(klass), FX_FAMILY_ELLIPTIC, FX_ELLIPTIC_MAX_ORDER, 0.5, 60.0,
       "Elliptic (Cauer) IIR filter",
       "Elliptic (Cauer) filter with ripple dB passband ripple and attenuation dB stopband "
       "attenuation, low-pass, high-pass, band-pass or band-reject, order 1 to 24");
@@ -52,5 +52,5 @@ static void gst_fx_elliptic_class_init(GstFxEllipticClass *klass)
 
 static void gst_fx_elliptic_init(GstFxElliptic *self)
 {
-  gst_fx_iir_design_set_defaults(GST_FX_IIR_DESIGN(self), 0.5, 60.0);
+  gst_fx_iir_family_set_defaults(GST_FX_IIR_FAMILY(self), 0.5, 60.0);
 }

@@ -3,12 +3,12 @@
 #ifndef GST_FX_ELLIPTIC_H
 #define GST_FX_ELLIPTIC_H
 
-#include "gstfxiirdesign.h"
+#include "gstfxiirfamily.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_FX_ELLIPTIC (gst_fx_elliptic_get_type())
-G_DECLARE_FINAL_TYPE(GstFxElliptic, gst_fx_elliptic, GST, FX_ELLIPTIC, GstFxIirDesign)
+G_DECLARE_FINAL_TYPE(GstFxElliptic, gst_fx_elliptic, GST, FX_ELLIPTIC, GstFxIirFamily)
 
 GST_ELEMENT_REGISTER_DECLARE(fxelliptic);
 

@@ -55,7 +55,7 @@
 #endif
 
 #include "gstfxeq.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "eq.h"
 
@@ -123,7 +123,7 @@ static void gst_fx_eq_band_set_property(GObject *object, guint prop_id, const GV
 {
   GstObject *eq = gst_object_get_parent(GST_OBJECT(object));
 
-  /* The fields are read by the EQ's design under the EQ's lock: write them under it. */
+  /* The fields are read by the EQ's design_cascade under the EQ's lock: write them under it. */
   if (gst_fx_props_set(eq ? G_OBJECT(eq) : object, object, band_fields, G_N_ELEMENTS(band_fields),
                        prop_id, value, pspec) &&
       eq)
@@ -213,7 +213,7 @@ static void gst_fx_eq_get_property(GObject *object, guint prop_id, GValue *value
                                    GParamSpec *pspec);
 static void gst_fx_eq_dispose(GObject *object);
 static void gst_fx_eq_finalize(GObject *object);
-static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                          gchar **error);
 static void gst_fx_eq_sync_child_controllers(GstFxIir *iir, const GstSegment *segment,
                                              GstClockTime timestamp);
@@ -469,10 +469,10 @@ static void gst_fx_eq_sync_child_controllers(GstFxIir *iir, const GstSegment *se
 
 /* ---- Design ---- */
 
-/* Called with the object lock held. One section per band, and one engine stage per band (as a
+/* Called with the object lock held. One section per band, and one cascade stage per band (as a
  * chain of separate biquads: a change of one band crossfades at that band's output and never
  * re-derives the state of the bands after it). */
-static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+static gboolean gst_fx_eq_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                          gchar **error)
 {
   GstFxEq *self = GST_FX_EQ(iir);

@@ -43,8 +43,7 @@
 #include <string.h>
 
 #include "gstfxfir.h"
-#include "gstfxiirdesign.h" /* GST_TYPE_FX_FILTER_MODE */
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "finite.h"
 #include "fir.h"
@@ -93,9 +92,8 @@ struct _GstFxFir {
   gboolean is_f64;
   fx_fir_engine_t *pending; /* built by a setter, installed by the streaming thread */
   guint pending_serial;
-  gchar *last_warning;
-  gint64 last_warning_time;
-  gchar *backend; /* method of the engine running now */
+  GstFxRefusalLimit refusal; /* refused changes posted while playing */
+  gchar *backend;            /* method of the engine running now */
   guint64 taps_now;
   guint64 latency_frames; /* latency of the engine running now */
 
@@ -294,17 +292,9 @@ static void parameters_changed(GstFxFir *self)
     } else {
       fx_fir_engine_free(e);
     }
-    g_clear_pointer(&self->last_warning, g_free);
-  } else if (err) {
-    gint64 now = g_get_monotonic_time();
-    if (!self->last_warning || (g_strcmp0(err, self->last_warning) != 0 &&
-                                now - self->last_warning_time >= G_USEC_PER_SEC)) {
-      g_free(self->last_warning);
-      self->last_warning = g_strdup(err);
-      self->last_warning_time = now;
-      warn = err;
-      err = NULL;
-    }
+    gst_fx_refusal_clear(&self->refusal);
+  } else if (err && gst_fx_refusal_due(&self->refusal, err)) {
+    warn = g_steal_pointer(&err);
   }
   GST_OBJECT_UNLOCK(self);
   if (warn) {
@@ -433,7 +423,6 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_fir_debug, "fxfir", 0, "FIR filter");
 
@@ -522,9 +511,7 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       "for short kernels, zero-latency partitioned FFT convolution for long ones",
       "gst-fx developers");
 
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(filter_class, caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(filter_class);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_fir_setup);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_fir_start);
@@ -563,7 +550,7 @@ static void gst_fx_fir_finalize(GObject *object)
     g_array_unref(self->kernel);
   fx_fir_engine_free(self->pending);
   fx_fir_stream_free(self->stream);
-  g_free(self->last_warning);
+  gst_fx_refusal_clear(&self->refusal);
   g_free(self->backend);
   g_mutex_clear(&self->engine_lock);
   G_OBJECT_CLASS(gst_fx_fir_parent_class)->finalize(object);
@@ -647,7 +634,7 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
    * before the rate was known, or built for the old shape) is built again below */
   self->pending_serial = design_serial;
   changed_meanwhile = self->serial != design_serial;
-  g_clear_pointer(&self->last_warning, g_free);
+  gst_fx_refusal_clear(&self->refusal);
   GST_OBJECT_UNLOCK(self);
   latency_changed = update_backend_locked(self);
   g_mutex_unlock(&self->engine_lock);
@@ -759,8 +746,7 @@ static gboolean gst_fx_fir_query(GstBaseTransform *trans, GstPadDirection direct
   gboolean ret = GST_BASE_TRANSFORM_CLASS(gst_fx_fir_parent_class)->query(trans, direction, query);
 
   if (ret && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
-    gboolean live;
-    GstClockTime min, max, ours = 0;
+    GstClockTime ours = 0;
     gint rate;
     size_t frames = 0;
 
@@ -770,10 +756,7 @@ static gboolean gst_fx_fir_query(GstBaseTransform *trans, GstPadDirection direct
     GST_OBJECT_UNLOCK(self);
     if (rate > 0)
       ours = gst_util_uint64_scale_int(frames, GST_SECOND, rate);
-    gst_query_parse_latency(query, &live, &min, &max);
-    if (GST_CLOCK_TIME_IS_VALID(max))
-      max += ours;
-    gst_query_set_latency(query, live, min + ours, max);
+    gst_fx_query_add_latency(query, ours);
   }
   return ret;
 }
@@ -792,7 +775,8 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   gboolean is_f64 = GST_AUDIO_INFO_FORMAT(&filter->info) == GST_AUDIO_FORMAT_F64;
   fx_fir_engine_t *pending;
   GstMapInfo map;
-  gboolean nonfinite = FALSE, warn = FALSE, latency_changed = FALSE;
+  gboolean nonfinite = FALSE, latency_changed = FALSE;
+  guint warn = 0;
   size_t frames;
   gint rate = GST_AUDIO_INFO_RATE(&filter->info);
 
@@ -824,7 +808,7 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
     /* NaN/Inf become 0 before the history sees them: one bad sample costs one output sample */
     nonfinite = fx_zero_nonfinite(map.data, frames * (size_t) channels, is_f64) > 0;
     fx_fir_stream_process(self->stream, map.data, map.data, frames);
-    warn = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), nonfinite) > 0;
+    warn = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), nonfinite);
   }
   if (pending || fx_fir_stream_fading(self->stream))
     latency_changed = update_backend_locked(self);
@@ -840,8 +824,6 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   gst_buffer_unmap(buf, &map);
   if (latency_changed)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
-  if (warn)
-    GST_ELEMENT_WARNING(self, STREAM, DECODE, ("NaN or Inf in the input: replaced by silence"),
-                        ("NaN or Inf samples were replaced by 0 before the filter"));
+  gst_fx_nonfinite_warn(GST_ELEMENT(self), warn, GST_STREAM_ERROR_DECODE);
   return GST_FLOW_OK;
 }

@@ -6,28 +6,28 @@
  * @title: GstFxFused
  * @short_description: fxchain's internal stage: one cascade for a run of IIR children
  *
- * A #GstFxIir whose cascade is the concatenation, by the fusion planner (dsp/plan.h), of the
- * sections of a run of IIR children of an `fxchain` bin, with the gains of non-clipping `fxgain`
- * children in the run folded in. It runs once per buffer (one dispatch). The children stay
- * unlinked in the bin and keep their properties: in before_transform the stage syncs the
- * children's controllers at the buffer's stream time and, when a child's parameters changed,
- * redesigns and installs the new cascade without resetting the history.
+ * A #GstFxIir that runs one plan stage of an `fxchain` bin: a run of IIR children, with the
+ * gains of non-clipping `fxgain` children in the run folded in, as one cascade. It runs once per
+ * buffer (one dispatch). The children stay unlinked in the bin and keep their properties: in
+ * before_transform the fused stage syncs the children's controllers at the buffer's stream time
+ * and, when a child's parameters changed, redesigns and installs the new cascade without
+ * resetting the history.
  *
- * The cascade is installed as stages, one per child (fx_cascade_set_stages(); a child whose own
- * design has several stages, as fxeq's one per band, keeps them), so that a change
- * behaves exactly as in the unfused chain: only the changed child's sections go through a
- * transition (history transfer or warm-up, and a crossfade of the same length as a standalone
- * element's, at that child's output, so the following children filter the faded signal), and a
- * changed fxgain ramps linearly over the buffer from the gain the previous buffer ended with, at
- * its place in the chain, as a standalone fxgain does. The design (design_cascade) concatenates
- * the children's sections and describes the stages over them; GstFxIir installs them.
+ * Its cascade design (design_cascade) is the children's cascade designs concatenated in chain
+ * order: every child keeps its own cascade stages (fx_cascade_set_stages(); one for most
+ * elements, one per band for fxeq, one GAIN stage for an fxgain), so that a change behaves
+ * exactly as in the unfused chain: only the changed child's sections go through a transition
+ * (history transfer or warm-up, and a crossfade of the same length as a standalone element's, at
+ * that child's output, so the following children filter the faded signal), and a changed fxgain
+ * ramps linearly over the buffer from the gain the previous buffer ended with, at its place in
+ * the chain, as a standalone fxgain does. GstFxIir installs the design.
  *
  * Caps, precision, flushes, NaN handling, counters and messages are #GstFxIir's.
  *
  * It is created by `fxchain` only and is not registered as an element factory.
  *
  * Locking: the design runs with this element's object lock held and takes the children's object
- * locks (children never call into this element, so the order is always stage, then child).
+ * locks (children never call into this element, so the order is always fused stage, then child).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -36,7 +36,8 @@
 #include "gstfxfused.h"
 
 #include "gstfxgain.h"
-#include "plan.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_fused_debug);
 #define GST_CAT_DEFAULT gst_fx_fused_debug
@@ -61,7 +62,7 @@ G_DEFINE_TYPE(GstFxFused, gst_fx_fused, GST_TYPE_FX_IIR)
 static void gst_fx_fused_finalize(GObject *object);
 static gboolean gst_fx_fused_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                             gchar **error);
 
 static void gst_fx_fused_class_init(GstFxFusedClass *klass)
@@ -128,108 +129,71 @@ GstElement *gst_fx_fused_new(const gchar *name, GstElement *const *children, gui
   return GST_ELEMENT(self);
 }
 
-GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children)
-{
-  g_return_val_if_fail(GST_IS_FX_FUSED(self), NULL);
-  if (n_children)
-    *n_children = self->n;
-  return self->children;
-}
-
-/* Object lock held (see the locking note above). Every child contributes its own stages: an
- * fxgain one GAIN stage, an IIR child the stages of its own design (one for most elements; fxeq
- * has one per band), so a change goes through the same transitions as in the unfused chain. */
-static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxDesign *design,
+/* Object lock held (see the locking note above). The children's cascade designs concatenated in
+ * chain order: an fxgain contributes one GAIN cascade stage, an IIR child the cascade stages of
+ * its own design (one for most elements; fxeq has one per band) with their sections copied, so a
+ * change goes through the same transitions as in the unfused chain. */
+static gboolean gst_fx_fused_design_cascade(GstFxIir *iir, double rate, GstFxCascadeDesign *design,
                                             gchar **error)
 {
   GstFxFused *self = GST_FX_FUSED(iir);
-  GstFxDesign **parts = g_new0(GstFxDesign *, self->n);
-  fx_stage_t *stages = NULL;
-  fx_plan_stage_t ps;
-  fx_status_t st;
+  GstFxCascadeDesign **parts = g_new0(GstFxCascadeDesign *, self->n);
   gboolean ok = FALSE;
-  double folded;
-  int total = 0, off = 0, n_entries = 0, e = 0;
+  int n_sections = 0, n_stages = 0;
 
   for (guint i = 0; i < self->n; i++) {
     GstElement *child = self->children[i];
     gchar *err = NULL;
 
     if (self->is_gain[i]) {
-      n_entries++;
+      n_stages++;
       continue;
     }
-    if (!gst_fx_iir_get_design(GST_FX_IIR(child), rate, &parts[i], &err)) {
+    if (!gst_fx_iir_get_cascade_design(GST_FX_IIR(child), rate, &parts[i], &err)) {
       gchar *name = gst_object_get_name(GST_OBJECT(child));
       *error = g_strdup_printf("%s: %s", name, err ? err : "cannot be designed");
       g_free(name);
       g_free(err);
       goto out;
     }
-    for (int k = 0; k < parts[i]->n_stages; k++) {
-      const fx_cascade_stage_t *cs = &parts[i]->stages[k];
-      /* A SECTIONS stage with a folded gain becomes the sections and a GAIN stage after them. */
-      n_entries += (cs->kind == FX_CASCADE_STAGE_SECTIONS && cs->gain != 1.0) ? 2 : 1;
-    }
+    n_stages += parts[i]->n_stages;
+    for (int k = 0; k < parts[i]->n_stages; k++)
+      if (parts[i]->stages[k].kind == FX_CASCADE_STAGE_SECTIONS)
+        n_sections += parts[i]->stages[k].n;
   }
 
-  stages = g_new0(fx_stage_t, MAX(n_entries, 1));
+  design->sos = g_new0(fx_sos_t, MAX(n_sections, 1));
+  design->stages = g_new0(fx_cascade_stage_t, MAX(n_stages, 1));
   for (guint i = 0; i < self->n; i++) {
+    const GstFxCascadeDesign *part = parts[i];
+
     if (self->is_gain[i]) {
-      stages[e].kind = FX_STAGE_GAIN;
-      gst_fx_gain_get_linear(GST_FX_GAIN(self->children[i]), &stages[e].gain, NULL);
+      fx_cascade_stage_t *cs = &design->stages[design->n_stages++];
+      cs->kind = FX_CASCADE_STAGE_GAIN;
       /* Folded when the plan was made; a later clip=true waits for a replan (see
        * before_transform). */
-      stages[e].clip = 0;
-      e++;
+      gst_fx_gain_get_linear(GST_FX_GAIN(self->children[i]), &cs->gain, NULL);
       continue;
     }
-    for (int k = 0; k < parts[i]->n_stages; k++) {
-      const fx_cascade_stage_t *cs = &parts[i]->stages[k];
-      if (cs->kind == FX_CASCADE_STAGE_GAIN) {
-        stages[e].kind = FX_STAGE_GAIN;
-        stages[e++].gain = cs->gain;
+    for (int k = 0; k < part->n_stages; k++) {
+      fx_cascade_stage_t *cs = &design->stages[design->n_stages++];
+      *cs = part->stages[k];
+      if (cs->kind != FX_CASCADE_STAGE_SECTIONS)
         continue;
-      }
-      stages[e].kind = FX_STAGE_IIR;
-      stages[e].sos = cs->sos;
-      stages[e++].n_sections = cs->n;
-      total += cs->n;
-      if (cs->gain != 1.0) {
-        stages[e].kind = FX_STAGE_GAIN;
-        stages[e++].gain = cs->gain;
-      }
+      /* into the fused sections: the child's design is freed below */
+      cs->sos = design->sos + design->n_sections;
+      if (cs->n > 0)
+        memcpy(design->sos + design->n_sections, part->stages[k].sos,
+               sizeof(fx_sos_t) * (size_t) cs->n);
+      design->n_sections += cs->n;
     }
-  }
-
-  if (fx_plan_chain(stages, n_entries, 1, &ps, 1) != 1 || !ps.is_cascade || ps.first != 0 ||
-      ps.last != n_entries - 1) {
-    *error = g_strdup("internal error: the fused run does not plan as one cascade");
-    goto out;
-  }
-  design->sos = g_new0(fx_sos_t, MAX(total, 1));
-  design->stages = g_new0(fx_cascade_stage_t, MAX(n_entries, 1));
-  st = fx_plan_collect(stages, &ps, design->sos, total, &design->n_sections, &folded);
-  if (st == FX_OK)
-    st = fx_plan_cascade_stages(stages, &ps, design->stages, n_entries, &design->n_stages);
-  if (st != FX_OK) {
-    *error = g_strdup_printf("cannot collect the fused sections: %s", fx_status_string(st));
-    goto out;
-  }
-  /* The stages point at the children's designs, freed below: point them into design->sos. */
-  for (int i = 0; i < design->n_stages; i++) {
-    if (design->stages[i].kind != FX_CASCADE_STAGE_SECTIONS)
-      continue;
-    design->stages[i].sos = design->sos + off;
-    off += design->stages[i].n;
   }
   ok = TRUE;
 
 out:
   for (guint i = 0; i < self->n; i++)
-    gst_fx_design_free(parts[i]);
+    gst_fx_cascade_design_free(parts[i]);
   g_free(parts);
-  g_free(stages);
   return ok;
 }
 

@@ -17,9 +17,6 @@ G_DECLARE_FINAL_TYPE(GstFxFused, gst_fx_fused, GST, FX_FUSED, GstFxIir)
  * element factory. */
 GstElement *gst_fx_fused_new(const gchar *name, GstElement *const *children, guint n_children);
 
-/* The covered children, in chain order (transfer none). */
-GstElement *const *gst_fx_fused_get_children(GstFxFused *self, guint *n_children);
-
 G_END_DECLS
 
 #endif

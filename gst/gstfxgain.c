@@ -24,7 +24,7 @@
 #endif
 
 #include "gstfxgain.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "finite.h"
 #include "gain.h"
@@ -100,7 +100,6 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_gain_debug, "fxgain", 0, "Gain");
 
@@ -122,9 +121,7 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
                                         "changes and optional hard clipping to [-1, 1]",
                                         "gst-fx developers");
 
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(filter_class, caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(filter_class);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_gain_setup);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_gain_start);
@@ -234,20 +231,12 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   GstMapInfo map;
   double target = self->target, from;
   size_t frames, bad = 0;
-  guint count;
+  GstFlowReturn ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0 && channels > 0, buf, &map);
 
-  if (bpf == 0 || channels < 1) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
+  if (ret != GST_FLOW_OK)
+    return ret;
   /* target and clip_now: set by before_transform for this buffer. */
   from = self->have_current ? self->current : target;
-
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
   frames = map.size / bpf;
   if (frames > 0) {
     bad = fx_zero_nonfinite(map.data, frames * (size_t) channels, self->is_f64);
@@ -259,9 +248,8 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
     self->have_current = TRUE;
   }
   gst_buffer_unmap(buf, &map);
-  count = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad > 0);
-  if (count > 0)
-    GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
-                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
+  gst_fx_nonfinite_warn(GST_ELEMENT(self),
+                        gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad > 0),
+                        GST_STREAM_ERROR_FORMAT);
   return GST_FLOW_OK;
 }

@@ -7,7 +7,8 @@
  * @short_description: base class of the gst-fx IIR elements
  *
  * #GstFxIir is a #GstAudioFilter that runs one second-order-sections cascade of libfxdsp in
- * place on interleaved F32 or F64 audio. Subclasses provide the design (#GstFxIirClass.design);
+ * place on interleaved F32 or F64 audio. Subclasses design its sections
+ * (#GstFxIirClass.design_sections or #GstFxIirClass.design_cascade);
  * this class handles caps, the common properties (`device`, `precision`, `dispatches`,
  * `backend`, `scan-threshold`, `cuda-graphs`, `launches`), locking, controller sync in
  * before_transform, click-free coefficient changes, flushes and bus messages.
@@ -25,7 +26,6 @@
 
 #include "gstfxiir.h"
 #include "gstfxdevice.h"
-#include "gstfxprops.h"
 
 #include <math.h>
 
@@ -34,12 +34,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_debug);
 
 /* Crossfade length for coefficient changes. */
 #define FX_CROSSFADE_SECONDS 0.005
-
-#define DEFAULT_DEVICE GST_FX_DEVICE_AUTO
-#define DEFAULT_PRECISION GST_FX_PRECISION_AUTO
-#define DEFAULT_SCAN_THRESHOLD 0
-#define DEFAULT_CUDA_GRAPHS TRUE
-#define DEFAULT_WARM_UP TRUE
 
 enum {
   PROP_0,
@@ -50,17 +44,16 @@ enum {
 typedef struct {
   /* Settings, guarded by the object lock. */
   GstFxCommonSettings common;
-  gint rate;            /* negotiated rate (0 = none) */
-  GstFxDesign *pending; /* designed, not yet installed (NULL when none) */
-  gboolean reconfigure; /* precision changed: reconfigure the cascade */
-  gchar *last_warning;  /* last design refusal posted (no repeats under automation) */
-  gchar *last_error;    /* last negotiation error posted (basetransform retries set_caps) */
+  gint rate;                   /* negotiated rate (0 = none) */
+  GstFxCascadeDesign *pending; /* designed, not yet installed (NULL when none) */
+  gboolean reconfigure;        /* precision changed: reconfigure the cascade */
+  GstFxRefusalLimit refusal;   /* design refusals posted while playing */
+  gchar *last_error;           /* last negotiation error posted (basetransform retries set_caps) */
   gint serial; /* atomic (written under the object lock): bumped by every DSP parameter change */
   /* Atomic: set (under the object lock) whenever transform_ip has something to pick up under the
    * object lock (pending coefficients, a precision change, a CUDA warning to post), cleared by
    * transform_ip under the object lock. Lets a buffer skip the object lock in steady state. */
   gint dirty;
-  gint64 last_warning_time;
 
   /* Stream state, guarded by engine_lock. */
   GMutex engine_lock;
@@ -69,7 +62,7 @@ typedef struct {
   gboolean configured;
   gint channels;
   fx_sample_format_t format;
-  GstFxDesign *current; /* what the cascade runs (for reconfiguration) */
+  GstFxCascadeDesign *current; /* what the cascade runs (for reconfiguration) */
   GstFxNonfiniteLimit nonfinite;
 } GstFxIirPrivate;
 
@@ -77,31 +70,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER)
 
 /* Unchecked cast: callers are this class's own vfuncs and functions that checked the type. */
 #define PRIV(self) ((GstFxIirPrivate *) gst_fx_iir_get_instance_private((GstFxIir *) (self)))
-
-GType gst_fx_device_get_type(void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_FX_DEVICE_AUTO, "Fastest backend for the negotiated shape (CPU without a GPU)", "auto"},
-      {GST_FX_DEVICE_CPU, "CPU", "cpu"},
-      {GST_FX_DEVICE_CUDA, "NVIDIA GPU through CUDA", "cuda"},
-      {0, NULL, NULL},
-  };
-  return gst_fx_enum_register_once(&type, "GstFxDevice", values);
-}
-
-GType gst_fx_precision_get_type(void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_FX_PRECISION_AUTO, "Double whenever single precision could be unstable or inaccurate",
-       "auto"},
-      {GST_FX_PRECISION_SINGLE, "Single precision for F32 streams", "single"},
-      {GST_FX_PRECISION_DOUBLE, "Double precision", "double"},
-      {0, NULL, NULL},
-  };
-  return gst_fx_enum_register_once(&type, "GstFxPrecision", values);
-}
 
 static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue *value,
                                     GParamSpec *pspec);
@@ -115,158 +83,11 @@ static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
 static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 
-void gst_fx_common_settings_init(GstFxCommonSettings *settings)
-{
-  settings->device = DEFAULT_DEVICE;
-  settings->precision = DEFAULT_PRECISION;
-  settings->scan_threshold = DEFAULT_SCAN_THRESHOLD;
-  settings->cuda_graphs = DEFAULT_CUDA_GRAPHS;
-  settings->warm_up = DEFAULT_WARM_UP;
-}
-
-gboolean gst_fx_common_settings_set(GstFxCommonSettings *settings, GstFxCommonProp which,
-                                    const GValue *value)
-{
-  GstFxCommonSettings old = *settings;
-
-  switch (which) {
-  case GST_FX_COMMON_PROP_DEVICE:
-    settings->device = g_value_get_enum(value);
-    return settings->device != old.device;
-  case GST_FX_COMMON_PROP_PRECISION:
-    settings->precision = g_value_get_enum(value);
-    return settings->precision != old.precision;
-  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
-    settings->scan_threshold = g_value_get_uint(value);
-    return settings->scan_threshold != old.scan_threshold;
-  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
-    settings->cuda_graphs = g_value_get_boolean(value);
-    return settings->cuda_graphs != old.cuda_graphs;
-  case GST_FX_COMMON_PROP_WARM_UP:
-    settings->warm_up = g_value_get_boolean(value);
-    return settings->warm_up != old.warm_up;
-  default:
-    return FALSE;
-  }
-}
-
-gboolean gst_fx_common_settings_get(const GstFxCommonSettings *settings, GstFxCommonProp which,
-                                    GValue *value)
-{
-  switch (which) {
-  case GST_FX_COMMON_PROP_DEVICE:
-    g_value_set_enum(value, settings->device);
-    return TRUE;
-  case GST_FX_COMMON_PROP_PRECISION:
-    g_value_set_enum(value, settings->precision);
-    return TRUE;
-  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
-    g_value_set_uint(value, settings->scan_threshold);
-    return TRUE;
-  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
-    g_value_set_boolean(value, settings->cuda_graphs);
-    return TRUE;
-  case GST_FX_COMMON_PROP_WARM_UP:
-    g_value_set_boolean(value, settings->warm_up);
-    return TRUE;
-  default:
-    return FALSE;
-  }
-}
-
-GstFxCommonProp gst_fx_common_prop_writable(guint prop_id, guint first_prop_id)
-{
-  if (prop_id < first_prop_id)
-    return GST_FX_COMMON_PROP_COUNT;
-  switch (prop_id - first_prop_id) {
-  case GST_FX_COMMON_PROP_DEVICE:
-  case GST_FX_COMMON_PROP_PRECISION:
-  case GST_FX_COMMON_PROP_SCAN_THRESHOLD:
-  case GST_FX_COMMON_PROP_CUDA_GRAPHS:
-  case GST_FX_COMMON_PROP_WARM_UP:
-    return (GstFxCommonProp) (prop_id - first_prop_id);
-  default:
-    return GST_FX_COMMON_PROP_COUNT;
-  }
-}
-
-gboolean gst_fx_common_settings_get_locked(GstObject *owner, const GstFxCommonSettings *settings,
-                                           guint prop_id, guint first_prop_id, GValue *value)
-{
-  GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, first_prop_id);
-
-  if (which == GST_FX_COMMON_PROP_COUNT)
-    return FALSE;
-  GST_OBJECT_LOCK(owner);
-  gst_fx_common_settings_get(settings, which, value);
-  GST_OBJECT_UNLOCK(owner);
-  return TRUE;
-}
-
-void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
-{
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_DEVICE,
-      g_param_spec_enum("device", "Device",
-                        "Where the cascade runs: auto (the faster backend for the negotiated "
-                        "shape, the CPU when there is no GPU), cpu or cuda",
-                        GST_TYPE_FX_DEVICE, DEFAULT_DEVICE,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_PRECISION,
-      g_param_spec_enum("precision", "Precision",
-                        "Internal arithmetic for F32 streams (F64 streams always run in double); "
-                        "changing it while playing resets the filter history",
-                        GST_TYPE_FX_PRECISION, DEFAULT_PRECISION,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_DISPATCHES,
-      g_param_spec_uint64(
-          "dispatches", "Dispatches",
-          "Calls into the processing backend since start (one per buffer and cascade)", 0,
-          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_BACKEND,
-      g_param_spec_string("backend", "Backend",
-                          "What runs now, e.g. cpu-scalar-f64 (\"none\" before negotiation)", NULL,
-                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_SCAN_THRESHOLD,
-      g_param_spec_uint("scan-threshold", "Scan threshold",
-                        "Buffers at least this long (frames per channel) use the time-parallel "
-                        "scan on the GPU (0 = automatic)",
-                        0, G_MAXUINT, DEFAULT_SCAN_THRESHOLD,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_CUDA_GRAPHS,
-      g_param_spec_boolean("cuda-graphs", "CUDA graphs",
-                           "Replay a captured CUDA graph per fixed buffer shape",
-                           DEFAULT_CUDA_GRAPHS,
-                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_LAUNCHES,
-      g_param_spec_uint64("launches", "Launches",
-                          "CUDA launches issued since start (a graph replay counts as one)", 0,
-                          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property(
-      klass, first_prop_id + GST_FX_COMMON_PROP_WARM_UP,
-      g_param_spec_boolean(
-          "warm-up", "Warm-up",
-          "Keep a copy of recent input (up to 8192 frames per channel) "
-          "so that a parameter change that needs new filter sections (another order, a large "
-          "jump) warms them up on it and "
-          "switches without a click. FALSE saves that copy of every buffer, for streams whose "
-          "parameters do not change while they run (file conversion, gst-fx batch); such a "
-          "change then starts the new sections from silence (still crossfaded)",
-          DEFAULT_WARM_UP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-}
-
 static void gst_fx_iir_class_init(GstFxIirClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_iir_debug, "fxiir", 0, "gst-fx IIR base class");
 
@@ -282,9 +103,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
                           "\"b0 b1 b2 a0 a1 a2; ...\" (NULL before negotiation)",
                           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(filter_class, caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(filter_class);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_iir_setup);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_iir_start);
@@ -321,9 +140,9 @@ static void gst_fx_iir_finalize(GObject *object)
 
   gst_fx_device_state_clear(&priv->dev, priv->cascade);
   fx_cascade_free(priv->cascade);
-  gst_fx_design_free(priv->pending);
-  gst_fx_design_free(priv->current);
-  g_free(priv->last_warning);
+  gst_fx_cascade_design_free(priv->pending);
+  gst_fx_cascade_design_free(priv->current);
+  gst_fx_refusal_clear(&priv->refusal);
   g_free(priv->last_error);
   g_mutex_clear(&priv->engine_lock);
 
@@ -364,7 +183,7 @@ gchar *gst_fx_iir_describe_design_error(fx_status_t status, double rate, const c
   return g_strdup_printf("the %s cannot be designed: %s", what, fx_status_string(status));
 }
 
-void gst_fx_design_free(GstFxDesign *design)
+void gst_fx_cascade_design_free(GstFxCascadeDesign *design)
 {
   if (!design)
     return;
@@ -373,29 +192,29 @@ void gst_fx_design_free(GstFxDesign *design)
   g_free(design);
 }
 
-/* Designs with the object lock held. Returns a new design or NULL with *error set. */
-static GstFxDesign *design_locked(GstFxIir *self, double rate, gchar **error)
+/* Designs the cascade design with the object lock held. Returns it, or NULL with *error set. */
+static GstFxCascadeDesign *design_locked(GstFxIir *self, double rate, gchar **error)
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(self);
   int cap = klass->max_sections > 0 ? klass->max_sections : FX_DESIGN_MAX_SECTIONS;
-  GstFxDesign *d = g_new0(GstFxDesign, 1);
+  GstFxCascadeDesign *d = g_new0(GstFxCascadeDesign, 1);
   gchar *err = NULL;
   gboolean ok = FALSE;
 
   if (klass->design_cascade) {
     ok = klass->design_cascade(self, rate, d, &err);
-  } else if (!klass->design) {
-    err = g_strdup("no design function");
+  } else if (!klass->design_sections) {
+    err = g_strdup("no design_sections function");
   } else {
     d->sos = g_new0(fx_sos_t, cap);
-    ok = klass->design(self, rate, d->sos, cap, &d->n_sections, &err);
+    ok = klass->design_sections(self, rate, d->sos, cap, &d->n_sections, &err);
     if (ok && (d->n_sections < 0 || d->n_sections > cap)) {
       err = g_strdup_printf("design produced %d sections (at most %d allowed)", d->n_sections, cap);
       ok = FALSE;
     }
   }
   if (!ok) {
-    gst_fx_design_free(d);
+    gst_fx_cascade_design_free(d);
     if (!err)
       err = g_strdup("the filter could not be designed");
     if (error)
@@ -404,7 +223,7 @@ static GstFxDesign *design_locked(GstFxIir *self, double rate, gchar **error)
       g_free(err);
     return NULL;
   }
-  if (!d->stages) { /* the sections form one stage */
+  if (!d->stages) { /* the sections form one cascade stage */
     d->stages = g_new0(fx_cascade_stage_t, 1);
     d->stages[0] = (fx_cascade_stage_t){FX_CASCADE_STAGE_SECTIONS, d->sos, d->n_sections, 1.0};
     d->n_stages = 1;
@@ -415,7 +234,7 @@ static GstFxDesign *design_locked(GstFxIir *self, double rate, gchar **error)
 gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, int *n_sections,
                                  gchar **error)
 {
-  GstFxDesign *d;
+  GstFxCascadeDesign *d;
 
   g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
   g_return_val_if_fail(sos != NULL && n_sections != NULL, FALSE);
@@ -430,11 +249,12 @@ gboolean gst_fx_iir_get_sections(GstFxIir *self, double rate, fx_sos_t **sos, in
   *n_sections = d->n_sections;
   /* zero sections: a non-NULL empty array */
   *sos = d->sos ? g_steal_pointer(&d->sos) : g_new0(fx_sos_t, 1);
-  gst_fx_design_free(d);
+  gst_fx_cascade_design_free(d);
   return TRUE;
 }
 
-gboolean gst_fx_iir_get_design(GstFxIir *self, double rate, GstFxDesign **design, gchar **error)
+gboolean gst_fx_iir_get_cascade_design(GstFxIir *self, double rate, GstFxCascadeDesign **design,
+                                       gchar **error)
 {
   g_return_val_if_fail(GST_IS_FX_IIR(self), FALSE);
   g_return_val_if_fail(design != NULL, FALSE);
@@ -475,25 +295,14 @@ void gst_fx_iir_parameters_changed(GstFxIir *self)
   GST_OBJECT_LOCK(self);
   g_atomic_int_inc(&priv->serial);
   if (priv->rate > 0) {
-    GstFxDesign *d = design_locked(self, priv->rate, &err);
+    GstFxCascadeDesign *d = design_locked(self, priv->rate, &err);
     if (d) {
-      gst_fx_design_free(priv->pending);
+      gst_fx_cascade_design_free(priv->pending);
       priv->pending = d;
       g_atomic_int_set(&priv->dirty, 1);
-      g_clear_pointer(&priv->last_warning, g_free);
-    } else {
-      /* Rate limit, so automation through an invalid range does not flood the bus: after an
-       * accepted change the first refusal is posted; then at most one per second, never the
-       * same text twice in a row. */
-      gint64 now = g_get_monotonic_time();
-      if (!priv->last_warning || (g_strcmp0(err, priv->last_warning) != 0 &&
-                                  now - priv->last_warning_time >= G_USEC_PER_SEC)) {
-        g_free(priv->last_warning);
-        priv->last_warning = g_strdup(err);
-        priv->last_warning_time = now;
-        warn = err;
-        err = NULL;
-      }
+      gst_fx_refusal_clear(&priv->refusal);
+    } else if (gst_fx_refusal_due(&priv->refusal, err)) {
+      warn = g_steal_pointer(&err);
     }
   }
   GST_OBJECT_UNLOCK(self);
@@ -585,7 +394,7 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
 }
 
 /* engine_lock held. */
-static fx_status_t install_locked(GstFxIir *self, const GstFxDesign *d)
+static fx_status_t install_locked(GstFxIir *self, const GstFxCascadeDesign *d)
 {
   return fx_cascade_set_stages(PRIV(self)->cascade, d->stages, d->n_stages);
 }
@@ -612,7 +421,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   fx_sample_format_t format;
   GstFxPrecision precision;
   gboolean warm_up;
-  GstFxDesign *d;
+  GstFxCascadeDesign *d;
   gchar *err = NULL;
   gboolean repeat = FALSE;
   fx_status_t st;
@@ -634,8 +443,8 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   d = design_locked(self, rate, &err);
   if (d) {
     priv->rate = rate;
-    g_clear_pointer(&priv->pending, gst_fx_design_free);
-    g_clear_pointer(&priv->last_warning, g_free);
+    g_clear_pointer(&priv->pending, gst_fx_cascade_design_free);
+    gst_fx_refusal_clear(&priv->refusal);
     g_clear_pointer(&priv->last_error, g_free);
   } else {
     priv->rate = 0;
@@ -667,7 +476,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
     st = install_locked(self, d);
   if (st != FX_OK) {
     priv->configured = FALSE;
-    gst_fx_design_free(d);
+    gst_fx_cascade_design_free(d);
     g_mutex_unlock(&priv->engine_lock);
     GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
                       ("the filter cannot run at %d Hz with %d channel(s): %s", rate, channels,
@@ -676,7 +485,7 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
     return FALSE;
   }
   fx_cascade_set_crossfade(priv->cascade, MAX(1, (size_t) lround(rate * FX_CROSSFADE_SECONDS)));
-  gst_fx_design_free(priv->current);
+  gst_fx_cascade_design_free(priv->current);
   priv->current = d;
   priv->channels = channels;
   priv->format = format;
@@ -716,8 +525,8 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   g_mutex_unlock(&priv->engine_lock);
   GST_OBJECT_LOCK(trans);
   priv->rate = 0;
-  g_clear_pointer(&priv->pending, gst_fx_design_free);
-  g_clear_pointer(&priv->last_warning, g_free);
+  g_clear_pointer(&priv->pending, gst_fx_cascade_design_free);
+  gst_fx_refusal_clear(&priv->refusal);
   g_clear_pointer(&priv->last_error, g_free);
   GST_OBJECT_UNLOCK(trans);
   return TRUE;
@@ -750,7 +559,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFxIir *self = GST_FX_IIR(trans);
   GstFxIirPrivate *priv = PRIV(self);
   GstMapInfo map;
-  GstFxDesign *pending = NULL;
+  GstFxCascadeDesign *pending = NULL;
   gboolean reconfigure, have_dev = FALSE;
   GstFxDevice device = GST_FX_DEVICE_AUTO;
   gboolean graphs = TRUE;
@@ -763,17 +572,12 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   gsize bpf;
   size_t frames;
   GstClockTime ts = GST_BUFFER_PTS(buf);
+  GstFlowReturn ret;
 
   bpf = GST_AUDIO_INFO_BPF(&((GstAudioFilter *) self)->info);
-  if (bpf == 0) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
-  if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer writable"));
-    return GST_FLOW_ERROR;
-  }
+  ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0, buf, &map);
+  if (ret != GST_FLOW_OK)
+    return ret;
   frames = map.size / bpf;
 
   g_mutex_lock(&priv->engine_lock);
@@ -814,7 +618,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (pending) {
     fx_status_t st = install_locked(self, pending);
     if (st == FX_OK) {
-      gst_fx_design_free(priv->current);
+      gst_fx_cascade_design_free(priv->current);
       priv->current = g_steal_pointer(&pending);
     } else {
       GST_WARNING_OBJECT(self, "new sections refused by the engine: %s", fx_status_string(st));
@@ -830,7 +634,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   count = gst_fx_nonfinite_check(&priv->nonfinite, ts, (flags & FX_PROCESS_NONFINITE) != 0);
   g_mutex_unlock(&priv->engine_lock);
   gst_buffer_unmap(buf, &map);
-  gst_fx_design_free(pending);
+  gst_fx_cascade_design_free(pending);
 
   if (warn_dev) {
     GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND, ("%s", warn_dev), ("device=cuda: no GPU"));
@@ -840,9 +644,6 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     GST_ELEMENT_WARNING(self, RESOURCE, FAILED, ("%s", warn_fail), ("CUDA failure mid-stream"));
     g_free(warn_fail);
   }
-  if (count > 0) {
-    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("NaN or Inf in the input: replaced by silence"),
-                        ("%u buffer(s) with NaN or Inf samples since the last warning", count));
-  }
+  gst_fx_nonfinite_warn(GST_ELEMENT(self), count, GST_STREAM_ERROR_FAILED);
   return GST_FLOW_OK;
 }

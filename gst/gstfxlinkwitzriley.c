@@ -23,7 +23,7 @@
 #endif
 
 #include "gstfxlinkwitzriley.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_linkwitz_riley_debug);
 #define GST_CAT_DEFAULT gst_fx_linkwitz_riley_debug
@@ -62,8 +62,8 @@ GType gst_fx_crossover_mode_get_type(void)
   return gst_fx_enum_register_once(&type, "GstFxCrossoverMode", values);
 }
 
-static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_t *sos,
-                                             int capacity, int *n_sections, gchar **error);
+static gboolean gst_fx_linkwitz_riley_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                                      int capacity, int *n_sections, gchar **error);
 
 static const GstFxPropField linkwitz_riley_fields[] = {
     {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxLinkwitzRiley, mode)},
@@ -97,7 +97,7 @@ static void gst_fx_linkwitz_riley_class_init(GstFxLinkwitzRileyClass *klass)
 
   gobject_class->set_property = gst_fx_linkwitz_riley_set_property;
   gobject_class->get_property = gst_fx_linkwitz_riley_get_property;
-  iir_class->design = gst_fx_linkwitz_riley_design;
+  iir_class->design_sections = gst_fx_linkwitz_riley_design_sections;
   iir_class->max_sections = FX_LR_MAX_ORDER;
 
   g_object_class_install_property(
@@ -133,8 +133,8 @@ static void gst_fx_linkwitz_riley_init(GstFxLinkwitzRiley *self)
 }
 
 /* Called with the object lock held. */
-static gboolean gst_fx_linkwitz_riley_design(GstFxIir *iir, double rate, fx_sos_t *sos,
-                                             int capacity, int *n_sections, gchar **error)
+static gboolean gst_fx_linkwitz_riley_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                                      int capacity, int *n_sections, gchar **error)
 {
   GstFxLinkwitzRiley *self = GST_FX_LINKWITZ_RILEY(iir);
   fx_status_t st;

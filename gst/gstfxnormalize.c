@@ -36,7 +36,7 @@
 #endif
 
 #include "gstfxnormalize.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include "finite.h"
 #include "normalize.h"
@@ -423,7 +423,6 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
   if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
     gboolean bad = fx_has_nonfinite(map.data, frames * (gsize) GST_AUDIO_INFO_CHANNELS(info),
                                     GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64);
-    guint count;
     gst_buffer_unmap(buf, &map);
     if (bad) {
       buf = gst_buffer_make_writable(buf);
@@ -433,10 +432,9 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
         gst_buffer_unmap(buf, &map);
       }
     }
-    count = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad);
-    if (count > 0)
-      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("NaN or Inf in the input: replaced by silence"),
-                          ("%u buffer(s) with NaN or Inf samples since the last warning", count));
+    gst_fx_nonfinite_warn(GST_ELEMENT(self),
+                          gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad),
+                          GST_STREAM_ERROR_FORMAT);
   }
   if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
     if (GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64)
@@ -494,7 +492,6 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstCaps *caps;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_normalize_debug, "fxnormalize", 0, "Normalize");
 
@@ -543,9 +540,7 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
       "stream until EOS)",
       "gst-fx developers");
 
-  caps = gst_caps_from_string(GST_FX_AUDIO_CAPS);
-  gst_audio_filter_class_add_pad_templates(GST_AUDIO_FILTER_CLASS(klass), caps);
-  gst_caps_unref(caps);
+  gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_normalize_stop);
   trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_fx_normalize_submit_input_buffer);

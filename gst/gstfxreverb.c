@@ -29,7 +29,7 @@
 #endif
 
 #include "gstfxeffect.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 #include "gstfxreverb.h"
 
 #include "reverb.h"
@@ -96,27 +96,9 @@ static void gst_fx_reverb_get_property(GObject *object, guint prop_id, GValue *v
                    pspec);
 }
 
-/* The effect's DSP object for GstFxEffect. */
-static int gst_fx_reverb_process(gpointer dsp, gboolean is_f64, gpointer data, gsize frames)
-{
-  return is_f64 ? fx_reverb_process_f64(dsp, data, frames)
-                : fx_reverb_process_f32(dsp, data, frames);
-}
-
-static double gst_fx_reverb_tail_bound(gpointer dsp)
-{
-  return fx_reverb_tail_bound(dsp);
-}
-
-static void gst_fx_reverb_reset(gpointer dsp)
-{
-  fx_reverb_reset(dsp);
-}
-
-static void gst_fx_reverb_free_dsp(gpointer dsp)
-{
-  fx_reverb_free(dsp);
-}
+/* The DSP object's functions, for GstFxEffect. */
+GST_FX_EFFECT_DEFINE_OPS(reverb_ops, fx_reverb_t, fx_reverb_process_f32, fx_reverb_process_f64,
+                         fx_reverb_tail_bound, fx_reverb_reset, fx_reverb_free);
 
 static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
 {
@@ -157,10 +139,7 @@ static void gst_fx_reverb_class_init(GstFxReverbClass *klass)
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_reverb_setup);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_reverb_before_transform);
-  effect_class->process = gst_fx_reverb_process;
-  effect_class->tail_bound = gst_fx_reverb_tail_bound;
-  effect_class->reset = gst_fx_reverb_reset;
-  effect_class->free_dsp = gst_fx_reverb_free_dsp;
+  effect_class->ops = &reverb_ops;
 }
 
 static void gst_fx_reverb_init(GstFxReverb *self)

@@ -26,7 +26,7 @@
 #endif
 
 #include "gstfxsos.h"
-#include "gstfxprops.h"
+#include "gstfxcommon.h"
 
 #include <string.h>
 
@@ -56,8 +56,8 @@ static void gst_fx_sos_get_property(GObject *object, guint prop_id, GValue *valu
                                     GParamSpec *pspec);
 static void gst_fx_sos_finalize(GObject *object);
 static gboolean gst_fx_sos_start(GstBaseTransform *trans);
-static gboolean gst_fx_sos_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                  int *n_sections, gchar **error);
+static gboolean gst_fx_sos_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
+                                           int *n_sections, gchar **error);
 
 /* GStreamer's own GstValueArray -> string transform prints doubles with "%f" (six decimals), which
  * would silently turn a coefficient such as 1.2e-9 into 0. Setting `sections` from a GValue holding
@@ -105,7 +105,7 @@ static void gst_fx_sos_class_init(GstFxSosClass *klass)
   gobject_class->get_property = gst_fx_sos_get_property;
   gobject_class->finalize = gst_fx_sos_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_sos_start);
-  iir_class->design = gst_fx_sos_design;
+  iir_class->design_sections = gst_fx_sos_design_sections;
   iir_class->max_sections = GST_FX_SOS_MAX_SECTIONS;
 
   g_object_class_install_property(
@@ -266,8 +266,8 @@ static gboolean gst_fx_sos_start(GstBaseTransform *trans)
 }
 
 /* Called with the object lock held. */
-static gboolean gst_fx_sos_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                  int *n_sections, gchar **error)
+static gboolean gst_fx_sos_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
+                                           int *n_sections, gchar **error)
 {
   GstFxSos *self = GST_FX_SOS(iir);
 

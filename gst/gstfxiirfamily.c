@@ -1,14 +1,15 @@
-/* gst-fx — GstFxIirDesign: shared base of fxbutterworth, fxchebyshev1, fxchebyshev2, fxelliptic.
+/* gst-fx — GstFxIirFamily: the base class of the classic filter families (fxbutterworth,
+ * fxchebyshev1, fxchebyshev2, fxelliptic): their shared properties and design from fx_design_iir().
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstfxiirdesign.h"
-#include "gstfxprops.h"
+#include "gstfxiirfamily.h"
+#include "gstfxcommon.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_design_debug);
-#define GST_CAT_DEFAULT gst_fx_iir_design_debug
+GST_DEBUG_CATEGORY_STATIC(gst_fx_iir_family_debug);
+#define GST_CAT_DEFAULT gst_fx_iir_family_debug
 
 #define DEFAULT_MODE GST_FX_FILTER_MODE_LOW_PASS
 #define DEFAULT_CUTOFF 1000.0
@@ -38,74 +39,59 @@ typedef struct {
   GstFxFilterMode mode;
   double cutoff, lower, upper, ripple, attenuation;
   int order;
-} GstFxIirDesignPrivate;
+} GstFxIirFamilyPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIirDesign, gst_fx_iir_design, GST_TYPE_FX_IIR)
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIirFamily, gst_fx_iir_family, GST_TYPE_FX_IIR)
 
 #define PRIV(self)                                                                                 \
-  ((GstFxIirDesignPrivate *) gst_fx_iir_design_get_instance_private(GST_FX_IIR_DESIGN(self)))
+  ((GstFxIirFamilyPrivate *) gst_fx_iir_family_get_instance_private(GST_FX_IIR_FAMILY(self)))
 
-GType gst_fx_filter_mode_get_type(void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_FX_FILTER_MODE_LOW_PASS, "Low-pass at cutoff", "low-pass"},
-      {GST_FX_FILTER_MODE_HIGH_PASS, "High-pass at cutoff", "high-pass"},
-      {GST_FX_FILTER_MODE_BAND_PASS, "Band-pass from lower-frequency to upper-frequency",
-       "band-pass"},
-      {GST_FX_FILTER_MODE_BAND_REJECT, "Band-reject from lower-frequency to upper-frequency",
-       "band-reject"},
-      {0, NULL, NULL},
-  };
-  return gst_fx_enum_register_once(&type, "GstFxFilterMode", values);
-}
+static gboolean gst_fx_iir_family_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                                  int capacity, int *n_sections, gchar **error);
 
-static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                         int *n_sections, gchar **error);
-
-static const GstFxPropField iir_design_fields[] = {
-    {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxIirDesignPrivate, mode)},
-    {PROP_CUTOFF, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, cutoff)},
-    {PROP_LOWER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, lower)},
-    {PROP_UPPER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, upper)},
-    {PROP_ORDER, G_TYPE_INT, G_STRUCT_OFFSET(GstFxIirDesignPrivate, order)},
-    {PROP_RIPPLE, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, ripple)},
-    {PROP_ATTENUATION, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirDesignPrivate, attenuation)},
+static const GstFxPropField iir_family_fields[] = {
+    {PROP_MODE, G_TYPE_ENUM, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, mode)},
+    {PROP_CUTOFF, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, cutoff)},
+    {PROP_LOWER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, lower)},
+    {PROP_UPPER, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, upper)},
+    {PROP_ORDER, G_TYPE_INT, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, order)},
+    {PROP_RIPPLE, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, ripple)},
+    {PROP_ATTENUATION, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxIirFamilyPrivate, attenuation)},
 };
 
-static void gst_fx_iir_design_set_property(GObject *object, guint prop_id, const GValue *value,
+static void gst_fx_iir_family_set_property(GObject *object, guint prop_id, const GValue *value,
                                            GParamSpec *pspec)
 {
-  if (gst_fx_props_set(object, PRIV(object), iir_design_fields, G_N_ELEMENTS(iir_design_fields),
+  if (gst_fx_props_set(object, PRIV(object), iir_family_fields, G_N_ELEMENTS(iir_family_fields),
                        prop_id, value, pspec))
     gst_fx_iir_parameters_changed(GST_FX_IIR(object));
 }
 
-static void gst_fx_iir_design_get_property(GObject *object, guint prop_id, GValue *value,
+static void gst_fx_iir_family_get_property(GObject *object, guint prop_id, GValue *value,
                                            GParamSpec *pspec)
 {
-  gst_fx_props_get(object, PRIV(object), iir_design_fields, G_N_ELEMENTS(iir_design_fields),
+  gst_fx_props_get(object, PRIV(object), iir_family_fields, G_N_ELEMENTS(iir_family_fields),
                    prop_id, value, pspec);
 }
 
-static void gst_fx_iir_design_class_init(GstFxIirDesignClass *klass)
+static void gst_fx_iir_family_class_init(GstFxIirFamilyClass *klass)
 {
   GstFxIirClass *iir_class = GST_FX_IIR_CLASS(klass);
 
-  GST_DEBUG_CATEGORY_INIT(gst_fx_iir_design_debug, "fxiirdesign", 0,
-                          "gst-fx IIR design base class");
+  GST_DEBUG_CATEGORY_INIT(gst_fx_iir_family_debug, "fxiirfamily", 0,
+                          "gst-fx IIR filter family base class");
 
-  iir_class->design = gst_fx_iir_design_design;
+  iir_class->design_sections = gst_fx_iir_family_design_sections;
   klass->family = FX_FAMILY_BUTTERWORTH;
   klass->max_order = FX_MAX_ORDER;
 
-  gst_type_mark_as_plugin_api(GST_TYPE_FX_IIR_DESIGN, 0);
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_IIR_FAMILY, 0);
   gst_type_mark_as_plugin_api(GST_TYPE_FX_FILTER_MODE, 0);
 }
 
-static void gst_fx_iir_design_init(GstFxIirDesign *self)
+static void gst_fx_iir_family_init(GstFxIirFamily *self)
 {
-  GstFxIirDesignPrivate *priv = PRIV(self);
+  GstFxIirFamilyPrivate *priv = PRIV(self);
 
   priv->mode = DEFAULT_MODE;
   priv->cutoff = DEFAULT_CUTOFF;
@@ -116,15 +102,15 @@ static void gst_fx_iir_design_init(GstFxIirDesign *self)
   priv->attenuation = DEFAULT_ATTENUATION;
 }
 
-void gst_fx_iir_design_set_defaults(GstFxIirDesign *self, double ripple, double attenuation)
+void gst_fx_iir_family_set_defaults(GstFxIirFamily *self, double ripple, double attenuation)
 {
-  GstFxIirDesignPrivate *priv = PRIV(self);
+  GstFxIirFamilyPrivate *priv = PRIV(self);
 
   priv->ripple = ripple;
   priv->attenuation = attenuation;
 }
 
-void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t family, int max_order,
+void gst_fx_iir_family_class_setup(GstFxIirFamilyClass *klass, fx_family_t family, int max_order,
                                    double default_ripple, double default_attenuation,
                                    const gchar *longname, const gchar *description)
 {
@@ -134,8 +120,8 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
   klass->family = family;
   klass->max_order = max_order;
   /* GObject does not inherit set_property/get_property: the subclass owns these properties. */
-  gobject_class->set_property = gst_fx_iir_design_set_property;
-  gobject_class->get_property = gst_fx_iir_design_get_property;
+  gobject_class->set_property = gst_fx_iir_family_set_property;
+  gobject_class->get_property = gst_fx_iir_family_get_property;
 
   g_object_class_install_property(
       gobject_class, PROP_MODE,
@@ -191,12 +177,12 @@ void gst_fx_iir_design_class_setup(GstFxIirDesignClass *klass, fx_family_t famil
 }
 
 /* Called with the object lock held. */
-static gboolean gst_fx_iir_design_design(GstFxIir *iir, double rate, fx_sos_t *sos, int capacity,
-                                         int *n_sections, gchar **error)
+static gboolean gst_fx_iir_family_design_sections(GstFxIir *iir, double rate, fx_sos_t *sos,
+                                                  int capacity, int *n_sections, gchar **error)
 {
-  GstFxIirDesign *self = GST_FX_IIR_DESIGN(iir);
-  GstFxIirDesignClass *klass = GST_FX_IIR_DESIGN_GET_CLASS(self);
-  GstFxIirDesignPrivate *priv = PRIV(self);
+  GstFxIirFamily *self = GST_FX_IIR_FAMILY(iir);
+  GstFxIirFamilyClass *klass = GST_FX_IIR_FAMILY_GET_CLASS(self);
+  GstFxIirFamilyPrivate *priv = PRIV(self);
   fx_iir_spec_t spec = {
       .family = klass->family,
       .mode = (fx_mode_t) priv->mode,
