@@ -45,7 +45,7 @@ void fx_cuda_attach(fx_cuda_t *g, fx_cascade_t *c);
 void fx_cuda_set_graphs(fx_cuda_t *g, int on);
 
 /* Passes of at least this many frames per channel use the time-parallel scan kernel (for up to
- * 16 sections and at least 2 frames); 0 = automatic: the scan from 100000 frames, or from 8192
+ * 16 sections and at least 2 frames); 0 = automatic: the scan from 100000 frames, or from 256
  * frames for at most 64 channels (docs/cuda.md says which measurements this rests on). */
 void fx_cuda_set_scan_threshold(fx_cuda_t *g, size_t frames);
 
@@ -81,16 +81,6 @@ const char *fx_cuda_backend(fx_cuda_t *g, int dbl);
 
 /* The device's name and compute capability ("NVIDIA H200 (9.0)"), or "" without a GPU. */
 const char *fx_cuda_device_name(void);
-
-/* Measured device-to-device copy bandwidth in bytes/s over `bytes` (bench only); 0 on failure. */
-double fx_cuda_bench_d2d(size_t bytes, int reps);
-
-/* Runs `reps` launches of the sequential kernel (scan = 0) or of the time-parallel scan kernel
- * (scan = 1) over data already on the device (frames x channels, K sections, F32 or F64 stream,
- * dbl arithmetic) and returns the mean seconds per launch measured with CUDA events (bench only);
- * < 0 on failure or an unsupported shape. */
-double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format_t format, int dbl,
-                            int scan, int reps);
 
 #ifdef __cplusplus
 }
