@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gst-fx — GPU check: on a machine with an NVIDIA GPU, a CUDA toolkit (nvcc), meson and ninja but
-# no GStreamer, builds dsp/ and cuda/ (-Dgst=disabled), runs the CUDA and dsp tests, then prints
-# the timing table of bench/cuda.c. Finishes within about 5 minutes (each step has a time limit).
+# no GStreamer, builds dsp/ and cuda/ (-Dgst=disabled) with the benchmark programs (-Dbench=true),
+# runs the CUDA and dsp tests, then prints the timing table of bench/cuda.c (fx-bench-cuda).
+# Finishes within about 5 minutes (each step has a time limit).
 # Full logs go to the directory given on the command line:
 #   bench/cuda-check.sh LOGDIR
 # LOGDIR/summary.md collects the results; the other files are the logs of each step.
@@ -59,7 +60,9 @@ export PATH="$PATH:/usr/local/cuda/bin"
 } >"$out/env.log" 2>&1
 
 rm -rf "$build"
-step setup 60 meson setup "$build" "$root" -Dgst=disabled -Dcuda=enabled -Dbuildtype=release ||
+# -Dbench=true: fx-bench-cuda, the timing program run last
+step setup 60 meson setup "$build" "$root" -Dgst=disabled -Dcuda=enabled -Dbench=true \
+  -Dbuildtype=release ||
   rc=1
 if [ $rc -eq 0 ]; then
   step build 200 ninja -C "$build" || rc=1

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "cascade.h"
+#include "cuda-timing.h"
 #include "fxcuda.h"
 
 static double now_s(void)

@@ -26,7 +26,8 @@
 # system), the ratios to the baseline, the dispatches of the stacked run, and checks that batch
 # wrote the same bytes as process-many and the same samples as the GStreamer pipelines (their wav
 # headers differ: wavenc vs libsndfile). Writes bench/results/batch.md.
-# BUILD_DIR (default <repo>/build) selects the build. Never part of the tests.
+# BUILD_DIR (default <repo>/build) selects the build; the script configures it with -Dbench=true
+# (or turns that on in an existing build) for fx-bench-per-file. Never part of the tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=../scripts/lib.sh
@@ -37,10 +38,8 @@ FILES="${1:-512}"
 REPS="${2:-3}"
 CHAIN="fxbutterworth mode=high-pass cutoff=80 order=4 ! fxbutterworth mode=low-pass cutoff=12000 order=8"
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" "$ROOT" >/dev/null
-fi
-ninja -C "$BUILD" >/dev/null || ninja -C "$BUILD"
+# fx-bench-per-file is a benchmark program: the build gets -Dbench=true (scripts/lib.sh)
+fx_bench_build "$BUILD"
 GSTFX="$BUILD/tools/gst-fx"
 PERFILE="$BUILD/tools/fx-bench-per-file"
 export GST_PLUGIN_PATH_1_0="$BUILD/gst"

@@ -6,7 +6,8 @@
 #
 #   bench/run-fir.sh [--no-engine] [fir.py options: --seconds S --reps N --taps LIST ...]
 #
-# BUILD_DIR (default <repo>/build) selects the build directory (configured when missing).
+# BUILD_DIR (default <repo>/build) selects the build directory, configured with -Dbench=true (or
+# that turned on in an existing build) for fx-bench-fir.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD_DIR:-$ROOT/build}"
@@ -22,7 +23,8 @@ for a in "$@"; do
   esac
 done
 fx_ensure_packages || exit 1
-fx_build "${BUILD#"$ROOT"/}" || exit 1
+# fx-bench-fir is a benchmark program: the build gets -Dbench=true (scripts/lib.sh)
+fx_bench_build "$BUILD" || exit 1
 fx_gst_env "${BUILD#"$ROOT"/}"
 if [ $engine -eq 1 ]; then
   for fmt in f32 f64; do

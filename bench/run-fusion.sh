@@ -3,7 +3,8 @@
 # Builds what is missing, runs bench/fusion.c (fx-bench-fusion) and writes bench/results/fusion.md
 # and bench/results/fusion.csv. Extra arguments go to fx-bench-fusion (see --help), e.g.
 #   bench/run-fusion.sh --reps 15 --depths 1,2,5,10,20,40
-# BUILD_DIR (default <repo>/build) selects the build directory. Never part of the tests.
+# BUILD_DIR (default <repo>/build) selects the build directory; the script configures it with
+# -Dbench=true (or turns that on in an existing build) for fx-bench-fusion. Never part of the tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=../scripts/lib.sh
@@ -11,10 +12,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" "$ROOT" >/dev/null
-fi
-ninja -C "$BUILD" >/dev/null || ninja -C "$BUILD"
+# fx-bench-fusion is a benchmark program: the build gets -Dbench=true (scripts/lib.sh)
+fx_bench_build "$BUILD"
 
 export GST_PLUGIN_PATH_1_0="$BUILD/gst"
 export GST_REGISTRY_1_0="$BUILD/gst-registry-bench.bin"

@@ -6,7 +6,8 @@ the scalar kernel and vs scipy, the measured FMA-throughput bound, and the issue
     bench/run-kernels.py [--build BUILD_DIR] [--reps 7] [--ms 20] [--K 1,2,4,8,16] [--C 1,2,8,16,64]
 
 Writes bench/results/kernels.md and bench/results/kernels.csv (overwritten on each run). A
-measurement, never a pass/fail test: the exit status is 0 whatever the numbers.
+measurement, never a pass/fail test: the exit status is 0 whatever the numbers. Needs a build
+with the benchmark programs: meson configure BUILD_DIR -Dbench=true && ninja -C BUILD_DIR.
 """
 
 import argparse
@@ -74,7 +75,8 @@ def main():
     a = ap.parse_args()
     exe = os.path.join(a.build, "dsp", "fx-bench-kernels")
     if not os.path.exists(exe):
-        sys.exit("%s not found: build first (ninja -C %s)" % (exe, a.build))
+        sys.exit("%s not found: the benchmark programs are built with the meson option bench "
+                 "(meson configure %s -Dbench=true && ninja -C %s)" % (exe, a.build, a.build))
     load0 = os.getloadavg()
     cmd = [exe, "--K", a.K, "--C", a.C, "--reps", str(a.reps), "--ms", str(a.ms),
            "--frames", str(a.frames)]

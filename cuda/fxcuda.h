@@ -83,16 +83,6 @@ const char *fx_cuda_backend(fx_cuda_t *g, int dbl);
 /* The device's name and compute capability ("NVIDIA H200 (9.0)"), or "" without a GPU. */
 const char *fx_cuda_device_name(void);
 
-/* Measured device-to-device copy bandwidth in bytes/s over `bytes` (bench only); 0 on failure. */
-double fx_cuda_bench_d2d(size_t bytes, int reps);
-
-/* Runs `reps` launches of the sequential kernel (scan = 0) or of the time-parallel scan kernel
- * (scan = 1) over data already on the device (frames x channels, K sections, F32 or F64 stream,
- * dbl arithmetic) and returns the mean seconds per launch measured with CUDA events (bench only);
- * < 0 on failure or an unsupported shape. */
-double fx_cuda_bench_kernel(size_t frames, int channels, int K, fx_sample_format_t format, int dbl,
-                            int scan, int reps);
-
 #ifdef __cplusplus
 }
 #endif

@@ -514,16 +514,6 @@ size_t fx_fir_engine_taps(const fx_fir_engine_t *e)
   return e ? e->taps : 0;
 }
 
-int fx_fir_engine_channels(const fx_fir_engine_t *e)
-{
-  return e ? e->channels : 0;
-}
-
-int fx_fir_engine_is_f64(const fx_fir_engine_t *e)
-{
-  return e ? e->is_f64 : 0;
-}
-
 size_t fx_fir_engine_latency(const fx_fir_engine_t *e)
 {
   return e ? e->latency : 0;
@@ -532,11 +522,6 @@ size_t fx_fir_engine_latency(const fx_fir_engine_t *e)
 const char *fx_fir_engine_method(const fx_fir_engine_t *e)
 {
   return e ? e->method : "none";
-}
-
-int fx_fir_engine_levels(const fx_fir_engine_t *e)
-{
-  return e ? e->levels : 0;
 }
 
 /* The exponent bits all set means Inf or NaN; OR-ing the test over fixed-size blocks lets the

@@ -132,15 +132,11 @@ void fx_fir_engine_reset(fx_fir_engine_t *e);
 /* Filters frames interleaved frames of in into out (F32 or F64 as created; in == out allowed). */
 void fx_fir_engine_process(fx_fir_engine_t *e, const void *in, void *out, size_t frames);
 size_t fx_fir_engine_taps(const fx_fir_engine_t *e);
-int fx_fir_engine_channels(const fx_fir_engine_t *e);
-int fx_fir_engine_is_f64(const fx_fir_engine_t *e);
 /* Frames of latency the engine adds: 0 unless created with a latency budget (see
  * fx_fir_options_t.latency); its output is then y[n - latency]. */
 size_t fx_fir_engine_latency(const fx_fir_engine_t *e);
 /* "direct" or "partitioned", followed by the instruction set, e.g. "partitioned-avx2". */
 const char *fx_fir_engine_method(const fx_fir_engine_t *e);
-/* Number of FFT levels (0 for direct). */
-int fx_fir_engine_levels(const fx_fir_engine_t *e);
 
 /* 1 when any of the samples (F32 or F64) is NaN or infinite, else 0. A vectorizable scan. */
 int fx_fir_has_nonfinite(const void *samples, size_t n, int is_f64);

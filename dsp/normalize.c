@@ -9,7 +9,6 @@
 
 struct fx_norm {
   int channels;
-  size_t frames;
   size_t nonfinite;
   double *peak;  /* per channel */
   double *sumsq; /* per channel */
@@ -50,7 +49,6 @@ void fx_norm_reset(fx_norm *s)
 {
   if (!s)
     return;
-  s->frames = 0;
   s->nonfinite = 0;
   memset(s->peak, 0, (size_t) s->channels * sizeof(double));
   memset(s->sumsq, 0, (size_t) s->channels * sizeof(double));
@@ -82,16 +80,10 @@ void fx_norm_reset(fx_norm *s)
       s->sumsq[c] += sum;                                                                          \
       s->count[c] += n;                                                                            \
     }                                                                                              \
-    s->frames += frames;                                                                           \
   }
 
 FX_NORM_ADD(fx_norm_add_f32, float)
 FX_NORM_ADD(fx_norm_add_f64, double)
-
-size_t fx_norm_frames(const fx_norm *s)
-{
-  return s ? s->frames : 0;
-}
 
 size_t fx_norm_nonfinite(const fx_norm *s)
 {

@@ -32,8 +32,7 @@ void fx_norm_reset(fx_norm *s);
 void fx_norm_add_f32(fx_norm *s, const float *x, size_t frames);
 void fx_norm_add_f64(fx_norm *s, const double *x, size_t frames);
 
-/* Frames added since the last reset, and non-finite samples seen (left out). */
-size_t fx_norm_frames(const fx_norm *s);
+/* Non-finite samples seen since the last reset (left out of the statistics). */
 size_t fx_norm_nonfinite(const fx_norm *s);
 
 /* The peak |x| and the RMS of one channel, or of all channels together for channel < 0. */

@@ -54,6 +54,32 @@ fx_build() {
   ninja -C "$FX_ROOT/$dir" >/dev/null || ninja -C "$FX_ROOT/$dir" || return 1
 }
 
+# fx_build_option BUILDDIR NAME: the value of a meson option in that build ("" when unknown).
+fx_build_option() {
+  meson introspect --buildoptions "$1" 2>/dev/null |
+    "$FX_PYTHON" -c 'import json, sys
+print(next((str(o["value"]).lower() for o in json.load(sys.stdin) if o["name"] == sys.argv[1]), ""))' "$2" \
+      2>/dev/null
+}
+
+# fx_bench_build BUILDDIR [meson options...]: as fx_build, with the benchmark programs of bench/
+# (meson option bench, default false). BUILDDIR may be absolute. A build configured without them
+# gets the option turned on (meson configure -Dbench=true), which the log line says.
+fx_bench_build() {
+  local dir="$1"
+  shift
+  case "$dir" in /*) ;; *) dir="$FX_ROOT/$dir" ;; esac
+  if [ ! -f "$dir/build.ninja" ]; then
+    fx_log "configuring $dir (-Dbench=true)"
+    meson setup "$dir" "$FX_ROOT" -Dbench=true "$@" >/dev/null || return 1
+  elif [ "$(fx_build_option "$dir" bench)" != true ]; then
+    fx_log "$dir: turning on the benchmark programs (meson configure -Dbench=true)"
+    meson configure "$dir" -Dbench=true >/dev/null || return 1
+  fi
+  fx_log "building $dir"
+  ninja -C "$dir" >/dev/null || ninja -C "$dir" || return 1
+}
+
 # Environment that makes GStreamer find the freshly built plugin (and only a fresh registry).
 fx_gst_env() {
   local dir="$1"

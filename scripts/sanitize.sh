@@ -18,20 +18,17 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export GST_REGISTRY_FORK=no
 
 fx_log "C tests under ASan+UBSan (meson test)"
-meson test -C "$FX_ROOT/build-asan" --print-errorlogs --num-processes 2
+meson test -C "$FX_ROOT/build-asan" --print-errorlogs --num-processes 2 --no-suite python
 c_rc=$?
 
-fx_log "Python tests under ASan+UBSan (pytest, libasan preloaded)"
-libasan="$(gcc -print-file-name=libasan.so)"
-libubsan="$(gcc -print-file-name=libubsan.so)"
-export FXDSP_LIB="$FX_ROOT/build-asan/tests/libfxdsp_py.so"
-cd "$FX_ROOT"
-# detect_leaks=0: CPython frees little at exit. verify_asan_link_order=0: the interpreter itself
-# is not linked against ASan.
-LD_PRELOAD="$libasan:$libubsan" \
-  ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:halt_on_error=1:abort_on_error=1" \
-  "$FX_PYTHON" -m pytest -q -p no:cacheprovider tests/python \
-  --junitxml="$FX_ROOT/build-asan/pytest.xml"
+# The meson suite `python` of a sanitize build preloads gcc's libasan and libubsan into the system
+# Python and sets ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:halt_on_error=1:
+# abort_on_error=1 (CPython frees little at exit; the interpreter is not linked against ASan),
+# UBSAN_OPTIONS and GST_REGISTRY_FORK as above (tests/python/meson.build). The gst-fx program the
+# CLI tests run is this build's, instrumented too.
+fx_log "Python tests under ASan+UBSan (meson test --suite python: pytest, libasan preloaded)"
+rm -f "$FX_ROOT/build-asan/pytest.xml"
+meson test -C "$FX_ROOT/build-asan" --no-rebuild --suite python --logbase testlog-python
 py_rc=$?
 
 "$FX_PYTHON" "$FX_ROOT/scripts/summary.py" "$FX_ROOT/build-asan/meson-logs/testlog.json" \

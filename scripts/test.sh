@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: C unit tests (dsp), element tests (gst-check), Python tests (pytest with
-# numpy/scipy as independent references). Ends with one summary line.
+# The whole test suite: C unit tests (dsp), element tests (gst-check), Python tests (meson suite
+# `python`: pytest with numpy/scipy as independent references), each once. Ends with one summary
+# line.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 fx_ensure_packages || exit 1
@@ -11,13 +12,16 @@ fx_gst_env build
 rm -f "$FX_ROOT/build/gst-registry.bin"
 
 fx_log "C tests (meson test)"
-meson test -C "$FX_ROOT/build" --print-errorlogs --num-processes 2
+meson test -C "$FX_ROOT/build" --print-errorlogs --num-processes 2 --no-suite python
 c_rc=$?
 
-fx_log "Python tests (pytest)"
-export FXDSP_LIB="$FX_ROOT/build/tests/libfxdsp_py.so"
+# pytest in the system Python with the build's plugin, libfxdsp_py.so and gst-fx
+# (tests/python/meson.build); its cases are counted from the JUnit report, its own meson log is
+# kept apart (testlog-python.json) so that the summary does not count the run twice
+fx_log "Python tests (meson test --suite python: pytest)"
+rm -f "$FX_ROOT/build/pytest.xml"
 cd "$FX_ROOT"
-"$FX_PYTHON" -m pytest -q -p no:cacheprovider tests/python --junitxml="$FX_ROOT/build/pytest.xml"
+meson test -C "$FX_ROOT/build" --no-rebuild --suite python --logbase testlog-python
 py_rc=$?
 
 logs=("$FX_ROOT/build/meson-logs/testlog.json" "$FX_ROOT/build/pytest.xml")

@@ -6,8 +6,8 @@ buffer, fixed sizes, random splits or an explicit list), with timestamps and EOS
 output array together with every error and warning posted on the bus. A deadline makes a hanging
 pipeline fail the test instead of blocking the run.
 
-The GStreamer plugin is found through GST_PLUGIN_PATH_1_0 (scripts/test.sh sets it to
-``<repo>/build/gst``). When the fx elements are missing the element tests FAIL (see
+The GStreamer plugin is found through GST_PLUGIN_PATH_1_0 (the meson suite ``python``,
+tests/python/meson.build, sets it to ``<build>/gst``). When the fx elements are missing the element tests FAIL (see
 :func:`require_fx`); they never skip.
 """
 

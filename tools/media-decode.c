@@ -1,0 +1,363 @@
+/* gst-fx — decoding: FxDecoder (see media.h) and its GStreamer pipelines, for the files
+ * libsndfile does not read (media-sndfile.c) and for --rate.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include "media-private.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* Frames per buffer of fx_decoder_pull() with libsndfile. */
+#define SF_PULL_FRAMES (4 * FX_BLOCK_FRAMES)
+
+gboolean fx_media_check_stream(gint rate, gint channels, gint target_rate, gint64 frames,
+                               GError **error)
+{
+  if (rate < 1 || rate > FX_MEDIA_MAX_RATE) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "sample rate %d Hz in the header is out of range (1 to %d Hz)", rate,
+                FX_MEDIA_MAX_RATE);
+    return FALSE;
+  }
+  if (channels < 1 || channels > FX_MEDIA_MAX_CHANNELS) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "%d channels in the header is out of range (1 to %d)", channels,
+                FX_MEDIA_MAX_CHANNELS);
+    return FALSE;
+  }
+  if (target_rate > 0 && target_rate != rate &&
+      (rate / target_rate >= FX_MEDIA_MAX_RESAMPLE ||
+       target_rate / rate >= FX_MEDIA_MAX_RESAMPLE)) {
+    g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                "resampling from %d Hz to %d Hz is beyond a ratio of %d", rate, target_rate,
+                FX_MEDIA_MAX_RESAMPLE);
+    return FALSE;
+  }
+  /* the decoded (and resampled) stream in the processing format must be addressable: batch
+   * holds such a file in memory */
+  if (frames > 0) {
+    guint64 out = target_rate > 0
+                      ? gst_util_uint64_scale_int_ceil((guint64) frames, target_rate, rate)
+                      : (guint64) frames;
+    if (out == G_MAXUINT64 || out > (guint64) (G_MAXSSIZE / 8 / channels)) {
+      g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                  "%" G_GINT64_FORMAT " frames in the header is more than can be "
+                  "held",
+                  frames);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
+{
+  DecodePipe *dp = user_data;
+  GstPad *sinkpad = gst_element_get_static_pad(dp->convert, "sink");
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  gboolean audio = TRUE;
+
+  (void) element;
+  if (caps == NULL)
+    caps = gst_pad_query_caps(pad, NULL);
+  if (caps != NULL && gst_caps_get_size(caps) > 0)
+    audio = g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
+  if (audio && !gst_pad_is_linked(sinkpad))
+    gst_pad_link(pad, sinkpad);
+  if (caps != NULL)
+    gst_caps_unref(caps);
+  gst_object_unref(sinkpad);
+}
+
+/* Decoders of plain (non-extensible) multichannel wav files give caps without a channel-mask,
+ * which audioconvert refuses for more than two channels: such streams get GStreamer's fallback
+ * layout for their channel count (gst_audio_channel_get_fallback_mask(), as the FLAC and Vorbis
+ * encoders need one), or channel-mask 0 (unpositioned) when there is none. */
+static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  const FxDecoder *dec = user_data;
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+  GstCaps *caps;
+  GstStructure *st;
+  gint channels = 0;
+
+  if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  gst_event_parse_caps(event, &caps);
+  if (gst_caps_get_size(caps) != 1)
+    return GST_PAD_PROBE_OK;
+  st = gst_caps_get_structure(caps, 0);
+  /* a stream out of bounds never reaches audioconvert and audioresample (a rate of 2^31 Hz
+   * resampled would need hundreds of GB): an error instead, which the decoder reports */
+  gint rate = 0;
+  GError *err = NULL;
+  if (gst_structure_get_int(st, "rate", &rate) &&
+      gst_structure_get_int(st, "channels", &channels) &&
+      !fx_media_check_stream(rate, channels, dec->rate, -1, &err)) {
+    GstObject *parent = gst_pad_get_parent(pad);
+    gst_element_post_message(GST_ELEMENT(parent),
+                             gst_message_new_error(parent, err, "stream out of bounds"));
+    gst_object_unref(parent);
+    g_error_free(err);
+    return GST_PAD_PROBE_DROP;
+  }
+  if (!gst_structure_get_int(st, "channels", &channels) || channels <= 2 ||
+      gst_structure_has_field(st, "channel-mask"))
+    return GST_PAD_PROBE_OK;
+  caps = gst_caps_copy(caps);
+  gst_caps_set_simple(caps, "channel-mask", GST_TYPE_BITMASK,
+                      gst_audio_channel_get_fallback_mask(channels), NULL);
+  gst_event_unref(event);
+  GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(caps);
+  gst_caps_unref(caps);
+  return GST_PAD_PROBE_OK;
+}
+
+static void decode_pipe_free(DecodePipe *dp)
+{
+  if (dp == NULL)
+    return;
+  gst_element_set_state(dp->pipeline, GST_STATE_NULL);
+  gst_object_unref(dp->bus);
+  gst_object_unref(dp->pipeline);
+  g_free(dp);
+}
+
+static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **error)
+{
+  DecodePipe *dp = g_new0(DecodePipe, 1);
+  GstElement *parse = NULL, *resample, *filter;
+  GstCaps *caps;
+  gboolean ok;
+
+  dp->pipeline = gst_pipeline_new(wav ? "gst-fx-wav-decoder" : "gst-fx-decoder");
+  dp->source = gst_element_factory_make(wav ? "filesrc" : "uridecodebin", NULL);
+  if (wav)
+    parse = gst_element_factory_make("wavparse", NULL);
+  dp->convert = gst_element_factory_make("audioconvert", NULL);
+  resample = gst_element_factory_make("audioresample", NULL);
+  filter = gst_element_factory_make("capsfilter", NULL);
+  dp->sink = gst_element_factory_make("appsink", NULL);
+  ok = dp->source != NULL && (!wav || parse != NULL) && dp->convert != NULL && resample != NULL &&
+       filter != NULL && dp->sink != NULL;
+  if (!ok) {
+    g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+                        "uridecodebin, wavparse, audioconvert, audioresample or appsink missing "
+                        "(install gstreamer1.0-plugins-base and -good)");
+    GstElement *all[] = {dp->source, parse, dp->convert, resample, filter, dp->sink};
+    for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+      if (all[i] != NULL)
+        gst_object_unref(all[i]);
+    gst_object_unref(dp->pipeline);
+    g_free(dp);
+    return NULL;
+  }
+  caps = gst_caps_new_simple("audio/x-raw", "format", G_TYPE_STRING, dec->format, "layout",
+                             G_TYPE_STRING, "interleaved", NULL);
+  if (dec->rate > 0)
+    gst_caps_set_simple(caps, "rate", G_TYPE_INT, dec->rate, NULL);
+  g_object_set(filter, "caps", caps, NULL);
+  /* a bounded queue (process streams files), deep enough that the decoder thread and this one
+   * rarely wait for each other */
+  g_object_set(dp->sink, "caps", caps, "sync", FALSE, "max-buffers", 64u, NULL);
+  gst_caps_unref(caps);
+  gst_bin_add_many(GST_BIN(dp->pipeline), dp->source, dp->convert, resample, filter, dp->sink,
+                   NULL);
+  if (wav) {
+    gst_bin_add(GST_BIN(dp->pipeline), parse);
+    gst_element_link(dp->source, parse);
+    gst_element_link(parse, dp->convert); /* wavparse's src pad is an always pad */
+  } else {
+    g_signal_connect(dp->source, "pad-added", G_CALLBACK(on_pad_added), dp);
+  }
+  gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
+  GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, add_channel_mask, (gpointer) dec,
+                    NULL);
+  gst_object_unref(pad);
+  dp->bus = gst_element_get_bus(dp->pipeline);
+  return dp;
+}
+
+FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
+{
+  FxDecoder *dec = g_new0(FxDecoder, 1);
+
+  (void) error; /* the GStreamer pipelines are made when a file needs one */
+  dec->format = g_strdup(opts->format);
+  dec->rate = opts->rate;
+  dec->fd = -1;
+  dec->raw_off = -1;
+  dec->found_frames = dec->header_frames = -1;
+  return dec;
+}
+
+void fx_decoder_stop(FxDecoder *dec)
+{
+  if (dec->cur != NULL)
+    gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
+  dec->cur = NULL;
+  dec->raw_off = -1;
+  if (dec->sf != NULL)
+    sf_close(dec->sf);
+  dec->sf = NULL;
+  if (dec->fd >= 0)
+    close(dec->fd);
+  dec->fd = -1;
+  gst_clear_buffer(&dec->first);
+  gst_clear_caps(&dec->caps);
+  dec->found_frames = dec->header_frames = -1;
+}
+
+gchar *fx_decoder_warning(FxDecoder *dec)
+{
+  if (dec->header_frames < 0)
+    return NULL;
+  return g_strdup_printf("the file is truncated: %" G_GINT64_FORMAT
+                         " frames found, header says %" G_GINT64_FORMAT
+                         " (the frames found are processed)",
+                         dec->found_frames, dec->header_frames);
+}
+
+void fx_decoder_free(FxDecoder *dec)
+{
+  if (dec == NULL)
+    return;
+  fx_decoder_stop(dec);
+  decode_pipe_free(dec->pipes[0]);
+  decode_pipe_free(dec->pipes[1]);
+  g_free(dec->format);
+  g_free(dec);
+}
+
+/* Pulls the next sample, watching the bus for errors. */
+static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
+{
+  DecodePipe *dp = dec->cur;
+
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(dp->sink), 50 * GST_MSECOND);
+    GstMessage *msg;
+
+    if (sample != NULL)
+      return sample;
+    msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
+    if (msg != NULL) {
+      fx_media_error_from_message(error, msg, "cannot decode: ");
+      gst_message_unref(msg);
+      return NULL;
+    }
+    if (gst_app_sink_is_eos(GST_APP_SINK(dp->sink)))
+      return NULL;
+  }
+}
+
+gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
+{
+  GError *err = NULL;
+  GstSample *sample;
+  gboolean wav = g_str_has_suffix(path, ".wav") || g_str_has_suffix(path, ".WAV");
+  DecodePipe *dp;
+
+  fx_decoder_stop(dec);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+    g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no such file");
+    return FALSE;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "is a directory");
+    return FALSE;
+  }
+  if (fx_decoder_sndfile_start(dec, path, caps, error))
+    return TRUE;
+  if (error != NULL && *error != NULL)
+    return FALSE;
+  if (dec->pipes[wav] == NULL) {
+    dec->pipes[wav] = decode_pipe_new(dec, wav, error);
+    if (dec->pipes[wav] == NULL)
+      return FALSE;
+  }
+  dp = dec->cur = dec->pipes[wav];
+  if (wav) {
+    g_object_set(dp->source, "location", path, NULL);
+  } else {
+    gchar *uri = gst_filename_to_uri(path, &err);
+    if (uri == NULL) {
+      g_propagate_error(error, err);
+      return FALSE;
+    }
+    g_object_set(dp->source, "uri", uri, NULL);
+    g_free(uri);
+  }
+  if (gst_element_set_state(dp->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
+    if (msg != NULL) {
+      fx_media_error_from_message(error, msg, "cannot decode: ");
+      gst_message_unref(msg);
+    } else {
+      g_set_error_literal(error, GST_CORE_ERROR, GST_CORE_ERROR_STATE_CHANGE,
+                          "cannot decode: the decoder failed to start");
+    }
+    fx_decoder_stop(dec);
+    return FALSE;
+  }
+  sample = decoder_pull_sample(dec, &err);
+  if (sample == NULL) {
+    if (err == NULL)
+      g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                          "cannot decode: no audio in this file");
+    else
+      g_propagate_error(error, err);
+    fx_decoder_stop(dec);
+    return FALSE;
+  }
+  dec->first = gst_buffer_ref(gst_sample_get_buffer(sample));
+  dec->caps = gst_caps_ref(gst_sample_get_caps(sample));
+  gst_sample_unref(sample);
+  *caps = dec->caps;
+  return TRUE;
+}
+
+GstBuffer *fx_decoder_pull(FxDecoder *dec, GError **error)
+{
+  GstSample *sample;
+  GstBuffer *buf;
+
+  if (dec->first != NULL)
+    return g_steal_pointer(&dec->first);
+  if (dec->sf != NULL) {
+    gsize bpf = (gsize) dec->sf_info.channels * (g_str_equal(dec->format, "F64LE") ? 8 : 4);
+    GstMapInfo map;
+    gssize n;
+
+    buf = gst_buffer_new_allocate(NULL, SF_PULL_FRAMES * bpf, NULL);
+    gst_buffer_map(buf, &map, GST_MAP_WRITE);
+    n = fx_decoder_read(dec, map.data, SF_PULL_FRAMES, error);
+    gst_buffer_unmap(buf, &map);
+    if (n <= 0) {
+      gst_buffer_unref(buf);
+      return NULL;
+    }
+    gst_buffer_set_size(buf, (gssize) ((gsize) n * bpf));
+    return buf;
+  }
+  sample = decoder_pull_sample(dec, error);
+  if (sample == NULL)
+    return NULL;
+  buf = gst_buffer_ref(gst_sample_get_buffer(sample));
+  gst_sample_unref(sample);
+  return buf;
+}
+
+gint64 fx_decoder_duration(FxDecoder *dec)
+{
+  gint64 d = -1;
+
+  if (dec->sf != NULL)
+    return fx_decoder_frames(dec) > 0
+               ? (gint64) gst_util_uint64_scale_int((guint64) fx_decoder_frames(dec), GST_SECOND,
+                                                    dec->sf_info.samplerate)
+               : -1;
+  if (dec->cur == NULL || !gst_element_query_duration(dec->cur->pipeline, GST_FORMAT_TIME, &d))
+    return -1;
+  return d;
+}

@@ -1,0 +1,150 @@
+/* gst-fx — encoding: FxWriter writes the output file with libsndfile, in the format of its
+ * extension (see media.h).
+ * SPDX-License-Identifier: GPL-3.0-or-later */
+#include "media-private.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* libsndfile's major format and subtype for OUT's extension, or 0. */
+static int output_format(const char *path, const char *format)
+{
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+
+  if (dot == NULL || (slash != NULL && dot < slash))
+    return 0;
+  dot++;
+  if (g_ascii_strcasecmp(dot, "wav") == 0)
+    return SF_FORMAT_WAV | (g_str_equal(format, "F64LE") ? SF_FORMAT_DOUBLE : SF_FORMAT_FLOAT);
+  if (g_ascii_strcasecmp(dot, "flac") == 0)
+    return SF_FORMAT_FLAC | SF_FORMAT_PCM_24;
+  if (g_ascii_strcasecmp(dot, "ogg") == 0 || g_ascii_strcasecmp(dot, "oga") == 0)
+    return SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+  return 0;
+}
+
+gboolean fx_media_output_supported(const char *path)
+{
+  return output_format(path, "F32LE") != 0;
+}
+
+/* The output is written to a temporary beside OUT (fx_tool_temp_create()), renamed over OUT by
+ * fx_writer_close() once libsndfile has closed it: OUT never holds a partial file, and a failed
+ * run leaves whatever was there before. */
+struct _FxWriter {
+  gchar *path;
+  gchar *temp; /* while it is being written */
+  int fd;
+  gboolean f64;
+  int sf_format;
+  SNDFILE *sf;
+  gint channels, rate;
+};
+
+FxWriter *fx_writer_new(const char *path, const char *format)
+{
+  FxWriter *w = g_new0(FxWriter, 1);
+
+  w->path = g_strdup(path);
+  w->fd = -1;
+  w->f64 = g_str_equal(format, "F64LE");
+  w->sf_format = output_format(path, format);
+  return w;
+}
+
+gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
+                         GError **error)
+{
+  sf_count_t n;
+
+  if (w->sf == NULL) {
+    SF_INFO info = {0};
+
+    if (w->sf_format == 0) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "cannot write %s: no encoder for this file type (use one of %s)", w->path,
+                  FX_MEDIA_EXTENSIONS);
+      return FALSE;
+    }
+    info.samplerate = rate;
+    info.channels = channels;
+    info.format = w->sf_format;
+    if (!sf_format_check(&info)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "cannot write %s: this format cannot hold %d channel(s) at %d Hz", w->path,
+                  channels, rate);
+      return FALSE;
+    }
+    if (w->fd < 0) {
+      w->fd = fx_tool_temp_create(w->path, &w->temp, error);
+      if (w->fd < 0)
+        return FALSE;
+    }
+    /* the descriptor stays ours (closed by fx_writer_close()) */
+    w->sf = sf_open_fd(w->fd, SFM_WRITE, &info, SF_FALSE);
+    if (w->sf == NULL) {
+      gchar *line = g_strdup(sf_strerror(NULL));
+      g_strdelimit(line, "\r\n", ' ');
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write %s: %s", w->path,
+                  g_strstrip(line));
+      g_free(line);
+      return FALSE;
+    }
+    w->channels = channels;
+    w->rate = rate;
+    /* deterministic output: no PEAK chunk (it holds a time stamp); float -> integer conversions
+     * clip instead of wrapping around, with the scale 2^(bits-1) of the decoders */
+    sf_command(w->sf, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
+    sf_command(w->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  }
+  if (channels != w->channels || rate != w->rate) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "cannot write %s: the stream changed to %d channel(s) at %d Hz", w->path, channels,
+                rate);
+    return FALSE;
+  }
+  if (frames == 0)
+    return TRUE;
+  n = w->f64 ? sf_writef_double(w->sf, data, (sf_count_t) frames)
+             : sf_writef_float(w->sf, data, (sf_count_t) frames);
+  if (n != (sf_count_t) frames) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", w->path,
+                sf_strerror(w->sf));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean fx_writer_opened(FxWriter *w)
+{
+  return w->sf != NULL;
+}
+
+gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
+{
+  gboolean ok = TRUE;
+
+  if (w == NULL)
+    return TRUE;
+  if (w->sf != NULL && sf_close(w->sf) != 0 && keep) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
+    ok = FALSE;
+  }
+  if (w->fd >= 0 && close(w->fd) != 0 && keep && ok) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", w->path,
+                g_strerror(errno));
+    ok = FALSE;
+  }
+  if (w->temp != NULL) {
+    if (keep && ok && w->sf != NULL)
+      ok = fx_tool_temp_commit(w->temp, w->path, error);
+    else
+      fx_tool_temp_discard(w->temp);
+  }
+  g_free(w->temp);
+  g_free(w->path);
+  g_free(w);
+  return ok;
+}
