@@ -271,15 +271,17 @@ static int reserve_stream(fx_cascade_t *c, int channels, fx_sample_format_t form
 fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format_t format,
                                  fx_precision_t precision)
 {
-  if (!c || channels < 1)
-    return FX_ERR_CAPACITY;
+  if (!c)
+    return FX_ERR_ARG;
+  if (channels < 1)
+    return FX_ERR_CHANNELS;
   if (format != FX_SAMPLE_F32 && format != FX_SAMPLE_F64)
     return FX_ERR_TYPE;
   if (precision != FX_PRECISION_AUTO && precision != FX_PRECISION_SINGLE &&
       precision != FX_PRECISION_DOUBLE)
     return FX_ERR_TYPE;
   if (!reserve_stream(c, channels, format))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   c->channels = channels;
   c->format = format;
   c->precision = precision;
@@ -306,13 +308,13 @@ void fx_cascade_set_crossfade(fx_cascade_t *c, size_t frames)
 fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep)
 {
   if (!c)
-    return FX_ERR_CAPACITY;
+    return FX_ERR_ARG;
   keep = keep != 0;
   if (keep == c->history)
     return FX_OK;
   if (keep && c->channels > 0 &&
       !fxc_grow(&c->ring, &c->ring_bytes, c->ring_len * fxc_frame_bytes(c), 1))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   if (!keep) {
     free(c->ring);
     c->ring = NULL;
@@ -323,7 +325,7 @@ fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep)
   return FX_OK;
 }
 
-void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx)
+void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn_t fn, void *ctx)
 {
   if (c) {
     c->offload = fn;

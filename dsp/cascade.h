@@ -42,9 +42,9 @@ typedef struct fx_cascade fx_cascade_t;
 fx_cascade_t *fx_cascade_new(void);
 void fx_cascade_free(fx_cascade_t *c);
 
-/* Sets the stream shape (channels >= 1) and arithmetic. Resets the state. F64 streams always run
- * in double. With FX_PRECISION_AUTO an F32 stream runs in double whenever single precision could
- * be unstable or less accurate than scipy's float32 sosfilt. */
+/* Sets the stream shape (channels >= 1, else FX_ERR_CHANNELS) and arithmetic. Resets the state. F64
+ * streams always run in double. With FX_PRECISION_AUTO an F32 stream runs in double whenever single
+ * precision could be unstable or less accurate than scipy's float32 sosfilt. */
 fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format_t format,
                                  fx_precision_t precision);
 
@@ -129,10 +129,10 @@ typedef struct {
   void *ck_state[2];
 } fx_cascade_offload_call_t;
 
-typedef int (*fx_cascade_offload_fn)(void *ctx, const fx_cascade_offload_call_t *call);
+typedef int (*fx_cascade_offload_fn_t)(void *ctx, const fx_cascade_offload_call_t *call);
 
 /* Installs (fn != NULL) or removes the hook. */
-void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn fn, void *ctx);
+void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn_t fn, void *ctx);
 /* 1 while a hook is installed (it is removed when it fails). */
 int fx_cascade_offload_active(const fx_cascade_t *c);
 
@@ -143,7 +143,7 @@ int fx_cascade_offload_active(const fx_cascade_t *c);
  * docs/cascade.md has its cost) and such a change starts the new sections from the zero state
  * instead (still crossfaded; the DF-I switch of small changes is unaffected): for streams whose
  * coefficients do not change while they run. Turning it on again mid-stream keeps only the input
- * from then on. FX_ERR_CAPACITY when the ring cannot be allocated (then it stays off). */
+ * from then on. FX_ERR_NOMEM when the ring cannot be allocated (then it stays off). */
 fx_status_t fx_cascade_set_history(fx_cascade_t *c, int keep);
 
 /* The channel count to lay a wide stream out with, for a producer that is free to add unused

@@ -185,7 +185,7 @@ struct fx_cascade {
 
   uint64_t dispatches;
 
-  fx_cascade_offload_fn offload; /* see fx_cascade_set_offload() */
+  fx_cascade_offload_fn_t offload; /* see fx_cascade_set_offload() */
   void *offload_ctx;
 };
 

@@ -45,7 +45,7 @@ static fx_status_t check_stage(const fx_cascade_stage_t *st)
   if (st->kind != FX_CASCADE_STAGE_SECTIONS)
     return FX_ERR_TYPE;
   if (st->n < 0 || (st->n > 0 && !st->sos))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_ARG;
   if (!isfinite(st->gain))
     return FX_ERR_GAIN;
   for (int s = 0; s < st->n; s++) {
@@ -107,7 +107,7 @@ static fx_status_t parse_stages(const fx_cascade_stage_t *stages, int n_stages, 
   set->gains = calloc((size_t) n_stages + 1, sizeof(double));
   set->ns = calloc((size_t) S, sizeof(*set->ns));
   if (!set->jn_n || !set->jn_g || !set->gains || !set->ns)
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   int s = 0, ng = 0;
   set->jn_g[0] = set->gains;
   for (int i = 0; i < n_stages; i++) {
@@ -119,7 +119,7 @@ static fx_status_t parse_stages(const fx_cascade_stage_t *stages, int n_stages, 
     }
     /* n == 0 with a gain: one gain-only section, so that the gain is honoured */
     if (!new_stage(&set->ns[s], st->n == 0 && st->gain != 1.0 ? 1 : st->n))
-      return FX_ERR_CAPACITY;
+      return FX_ERR_NOMEM;
     if (set->ns[s].Kn > 0)
       fxc_build_coefs(st->sos, st->n, st->gain, set->ns[s].pure, set->ns[s].ex);
     s++;
@@ -127,7 +127,7 @@ static fx_status_t parse_stages(const fx_cascade_stage_t *stages, int n_stages, 
   }
   if (implicit) {
     if (!new_stage(&set->ns[0], 0))
-      return FX_ERR_CAPACITY;
+      return FX_ERR_NOMEM;
     set->jn_g[1] = set->gains + set->jn_n[0];
   }
   return FX_OK;
@@ -180,7 +180,7 @@ static fx_status_t install_fresh(fx_cascade_t *c, fx_stage_set_t *set)
         fxc_junction_free(&jn[j]);
     free(st);
     free(jn);
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   }
   fxc_structure_free(c);
   c->st = st;
@@ -211,7 +211,7 @@ static fx_status_t install_fresh(fx_cascade_t *c, fx_stage_set_t *set)
 static fx_status_t record_junctions(fx_cascade_t *c, const fx_stage_set_t *set)
 {
   if (!fxc_grow(&c->warm, &c->warm_bytes, c->ring_len * fxc_frame_bytes(c), 1))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   for (int s = 0; s < set->S; s++) {
     for (int i = 0; i < set->jn_n[s]; i++)
       if (c->jn[s].target[i] != set->jn_g[s][i] && fxc_ensure_record(c, s))
@@ -255,7 +255,7 @@ static fx_status_t reserve_transition(fx_cascade_t *c, const fx_stage_set_t *set
   memset(L, 0, sizeof(*L));
   L->ok0 = calloc((size_t) S * 4, sizeof(int));
   if (!L->ok0)
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   L->nk0 = L->ok0 + S;
   L->Ks = L->ok0 + 2 * S;
   L->keep = L->ok0 + 3 * S;
@@ -290,7 +290,7 @@ static fx_status_t reserve_transition(fx_cascade_t *c, const fx_stage_set_t *set
     if (!fxc_path_reserve(&st->old, st->K, C) ||
         !fxc_grow((void **) &st->old_pure, &st->old_pure_n, (size_t) st->K * 5, sizeof(double))) {
       layout_free(L);
-      return FX_ERR_CAPACITY;
+      return FX_ERR_NOMEM;
     }
   }
   if (L->relayout) {
@@ -303,7 +303,7 @@ static fx_status_t reserve_transition(fx_cascade_t *c, const fx_stage_set_t *set
     }
     if (!ok) {
       layout_free(L);
-      return FX_ERR_CAPACITY;
+      return FX_ERR_NOMEM;
     }
   }
   return FX_OK;
@@ -456,7 +456,7 @@ static fx_status_t transition(fx_cascade_t *c, fx_stage_set_t *set)
 fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *stages, int n_stages)
 {
   if (!c || n_stages < 0 || (n_stages > 0 && !stages))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_ARG;
   for (int i = 0; i < n_stages; i++) {
     const fx_status_t e = check_stage(&stages[i]);
     if (e != FX_OK)
@@ -482,7 +482,7 @@ fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *sta
 fx_status_t fx_cascade_set_sections(fx_cascade_t *c, const fx_sos_t *sos, int n, double gain)
 {
   if (!c || n < 0 || (n > 0 && !sos))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_ARG;
   const fx_cascade_stage_t st = {FX_CASCADE_STAGE_SECTIONS, sos, n, gain};
   return fx_cascade_set_stages(c, &st, 1);
 }

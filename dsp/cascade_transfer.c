@@ -135,14 +135,14 @@ static fx_status_t prepare_warm_up(fx_cascade_t *c, int s, fx_new_stage_t *ns)
   if (!zero && n < need)
     ns->xf_min = need - n < FX_XF_MAX ? need - n : FX_XF_MAX;
   if (!fxc_grow(&c->warm, &c->warm_bytes, c->ring_len * fxc_frame_bytes(c), 1))
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   size_t m = n;
   int post = 1;
   void *win = c->warm;
   if (n > 0) {
     win = fxc_junction_signal(c, s, n, &m, &post);
     if (!win)
-      return FX_ERR_CAPACITY;
+      return FX_ERR_NOMEM;
     win = (unsigned char *) win + (m - n) * fxc_frame_bytes(c);
   }
   fx_path_t p = {0};
@@ -151,7 +151,7 @@ static fx_status_t prepare_warm_up(fx_cascade_t *c, int s, fx_new_stage_t *ns)
   if (!coef || !fxc_path_reserve(&p, ns->K, C)) {
     free(coef);
     fxc_path_free(&p);
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   }
   p.K = ns->K;
   const double g = post ? 1.0 : c->jn[s].Gl;
@@ -182,7 +182,7 @@ fx_status_t fxc_prepare_stage(fx_cascade_t *c, int s, fx_new_stage_t *ns)
   ns->state = calloc(sn ? sn : 1, sizeof(double));
   ns->h = calloc(fxc_hist_len(ns->K, C) + 1, sizeof(double));
   if (!ns->state || !ns->h)
-    return FX_ERR_CAPACITY;
+    return FX_ERR_NOMEM;
   ns->warm = st->Kn != ns->Kn || fxc_pole_distance(st->pure, ns->pure, ns->K) > FX_WARM_THRESHOLD ||
              fxc_slow_after_change(st->pure, ns->pure, ns->K);
   if (ns->warm)

@@ -36,49 +36,6 @@ typedef double complex cplx;
 /* ------------------------------------------------------------------------------------------ */
 /* Status strings                                                                               */
 
-const char *fx_status_string(fx_status_t status)
-{
-  switch (status) {
-  case FX_OK:
-    return "ok";
-  case FX_ERR_RATE:
-    return "sample rate out of range";
-  case FX_ERR_ORDER:
-    return "order out of range";
-  case FX_ERR_CUTOFF:
-    return "cutoff out of range";
-  case FX_ERR_LOWER:
-    return "lower frequency out of range";
-  case FX_ERR_UPPER:
-    return "upper frequency out of range";
-  case FX_ERR_BAND:
-    return "lower frequency not below upper frequency";
-  case FX_ERR_RIPPLE:
-    return "ripple out of range";
-  case FX_ERR_ATTENUATION:
-    return "attenuation out of range";
-  case FX_ERR_FREQUENCY:
-    return "frequency out of range";
-  case FX_ERR_Q:
-    return "q out of range";
-  case FX_ERR_GAIN:
-    return "gain not finite";
-  case FX_ERR_TYPE:
-    return "unknown filter type";
-  case FX_ERR_CAPACITY:
-    return "output array too small";
-  case FX_ERR_UNSTABLE:
-    return "unstable section";
-  case FX_ERR_SYNTAX:
-    return "syntax error";
-  case FX_ERR_A0:
-    return "a0 is zero";
-  case FX_ERR_NONFINITE:
-    return "coefficient not finite";
-  }
-  return "unknown status";
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Extended-range gain: value = m * 2^e                                                         */
 

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,32 +31,6 @@ typedef enum {
   FX_FAMILY_CHEBYSHEV2,
   FX_FAMILY_ELLIPTIC,
 } fx_family_t;
-
-/* Status codes. The FX_ERR_* parameter codes name the parameter that is out of range so that
- * the caller (an element) can name the property, its value and the allowed range. */
-typedef enum {
-  FX_OK = 0,
-  FX_ERR_RATE,        /* rate not finite or <= 0 */
-  FX_ERR_ORDER,       /* order outside the family's range */
-  FX_ERR_CUTOFF,      /* cutoff not inside (0, rate/2) */
-  FX_ERR_LOWER,       /* lower-frequency not inside (0, rate/2) */
-  FX_ERR_UPPER,       /* upper-frequency not inside (0, rate/2) */
-  FX_ERR_BAND,        /* lower-frequency >= upper-frequency */
-  FX_ERR_RIPPLE,      /* ripple not > 0 and finite */
-  FX_ERR_ATTENUATION, /* attenuation not > 0 and finite (elliptic: must exceed ripple) */
-  FX_ERR_FREQUENCY,   /* biquad frequency not inside (0, rate/2) */
-  FX_ERR_Q,           /* q not > 0 and finite */
-  FX_ERR_GAIN,        /* gain not finite */
-  FX_ERR_TYPE,        /* unknown mode / type / family */
-  FX_ERR_CAPACITY,    /* output array too small */
-  FX_ERR_UNSTABLE,    /* a section has a pole on or outside the unit circle */
-  FX_ERR_SYNTAX,      /* text could not be parsed */
-  FX_ERR_A0,          /* a0 == 0 in a section row */
-  FX_ERR_NONFINITE,   /* a coefficient is NaN or Inf */
-} fx_status_t;
-
-/* Human-readable name of a status, e.g. "cutoff out of range". Never NULL. */
-const char *fx_status_string(fx_status_t status);
 
 #define FX_MAX_ORDER 64
 #define FX_ELLIPTIC_MAX_ORDER 24

@@ -17,12 +17,12 @@
 #define FX_DYN_MAKEUP_MS 5.0
 
 struct fx_dyn {
-  fx_dyn_mode mode;
+  fx_dyn_mode_t mode;
   int channels;
   int groups; /* gain groups: 1 when linked, else channels */
   double rate;
   size_t la; /* look-ahead, frames */
-  fx_dyn_params p;
+  fx_dyn_params_t p;
 
   /* coefficients */
   double a_att, a_rel, b_rms, makeup_lin, thr_lin;
@@ -56,7 +56,7 @@ static double clampd(double v, double lo, double hi)
   return v > hi ? hi : v;
 }
 
-void fx_dyn_params_default(fx_dyn_mode mode, fx_dyn_params *p)
+void fx_dyn_params_default(fx_dyn_mode_t mode, fx_dyn_params_t *p)
 {
   if (!p)
     return;
@@ -96,9 +96,9 @@ static double pole(double ms, double rate)
   return n > 0.0 ? exp(-1.0 / n) : 0.0;
 }
 
-void fx_dyn_set_params(fx_dyn *d, const fx_dyn_params *p)
+void fx_dyn_set_params(fx_dyn_t *d, const fx_dyn_params_t *p)
 {
-  fx_dyn_params q;
+  fx_dyn_params_t q;
 
   if (!d || !p)
     return;
@@ -127,7 +127,7 @@ void fx_dyn_set_params(fx_dyn *d, const fx_dyn_params *p)
   }
 }
 
-void fx_dyn_free(fx_dyn *d)
+void fx_dyn_free(fx_dyn_t *d)
 {
   if (!d)
     return;
@@ -156,12 +156,12 @@ static void *alloc0(size_t n, size_t size)
   return calloc(n, size);
 }
 
-fx_dyn *fx_dyn_new(fx_dyn_mode mode, int channels, double rate, size_t lookahead, int link,
-                   const fx_dyn_params *p)
+fx_dyn_t *fx_dyn_new(fx_dyn_mode_t mode, int channels, double rate, size_t lookahead, int link,
+                     const fx_dyn_params_t *p)
 {
-  fx_dyn *d;
+  fx_dyn_t *d;
   size_t ch, g;
-  fx_dyn_params def;
+  fx_dyn_params_t def;
 
   if (channels < 1 || !(rate > 0.0) || mode < FX_DYN_COMPRESSOR || mode > FX_DYN_LIMITER)
     return NULL;
@@ -216,7 +216,7 @@ fail:
   return NULL;
 }
 
-void fx_dyn_reset(fx_dyn *d)
+void fx_dyn_reset(fx_dyn_t *d)
 {
   size_t ch, g;
 
@@ -247,12 +247,12 @@ void fx_dyn_reset(fx_dyn *d)
   }
 }
 
-size_t fx_dyn_latency(const fx_dyn *d)
+size_t fx_dyn_latency(const fx_dyn_t *d)
 {
   return d ? d->la : 0;
 }
 
-double fx_dyn_static_gain_db(fx_dyn_mode mode, const fx_dyn_params *p, double x)
+double fx_dyn_static_gain_db(fx_dyn_mode_t mode, const fx_dyn_params_t *p, double x)
 {
   double t = p->threshold_db, w = p->knee_db, r = p->ratio < 1.0 ? 1.0 : p->ratio;
   double e = x - t, g;
@@ -276,7 +276,7 @@ double fx_dyn_static_gain_db(fx_dyn_mode mode, const fx_dyn_params *p, double x)
 }
 
 /* The level (dB) of group k for the current frame in d->x. */
-static double group_level_db(fx_dyn *d, int k)
+static double group_level_db(fx_dyn_t *d, int k)
 {
   double p2 = 0.0;
   int c0 = d->groups == 1 ? 0 : k, c1 = d->groups == 1 ? d->channels : k + 1;
@@ -290,7 +290,7 @@ static double group_level_db(fx_dyn *d, int k)
 }
 
 /* Compressor and gate gains for the frame in d->x, into d->lin. */
-static void gains_log(fx_dyn *d)
+static void gains_log(fx_dyn_t *d)
 {
   const double ln10_20 = log(10.0) / 20.0;
 
@@ -333,7 +333,7 @@ static void gains_log(fx_dyn *d)
 }
 
 /* Limiter gains for the frame in d->x, into d->lin. */
-static void gains_limiter(fx_dyn *d)
+static void gains_limiter(fx_dyn_t *d)
 {
   const size_t win = d->win;
   const double t = d->thr_lin, a = d->a_rel;
@@ -392,7 +392,7 @@ static void gains_limiter(fx_dyn *d)
 
 /* Processes the frame in d->x: gains from the current input, output (the delayed input times
  * the gain) written back into d->x. */
-static void frame(fx_dyn *d)
+static void frame(fx_dyn_t *d)
 {
   const int ch = d->channels;
 
@@ -425,7 +425,7 @@ static void frame(fx_dyn *d)
 }
 
 #define FX_DYN_PROCESS(NAME, T, NEXT)                                                              \
-  size_t NAME(fx_dyn *d, const T *in, T *out, size_t frames)                                       \
+  size_t NAME(fx_dyn_t *d, const T *in, T *out, size_t frames)                                     \
   {                                                                                                \
     size_t bad = 0;                                                                                \
     if (!d || !in || !out)                                                                         \

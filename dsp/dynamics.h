@@ -46,12 +46,12 @@ typedef enum {
   FX_DYN_COMPRESSOR = 0,
   FX_DYN_GATE = 1,
   FX_DYN_LIMITER = 2,
-} fx_dyn_mode;
+} fx_dyn_mode_t;
 
 typedef enum {
   FX_DYN_PEAK = 0,
   FX_DYN_RMS = 1,
-} fx_dyn_detector;
+} fx_dyn_detector_t;
 
 /* Parameters that may change between any two calls (no state is lost). */
 typedef struct {
@@ -64,37 +64,37 @@ typedef struct {
   double makeup_db;    /* compressor and gate */
   double range_db;     /* gate floor, <= 0 */
   double rms_ms;       /* time constant of the RMS detector, >= 0 */
-  int detector;        /* fx_dyn_detector (compressor and gate) */
-} fx_dyn_params;
+  int detector;        /* fx_dyn_detector_t (compressor and gate) */
+} fx_dyn_params_t;
 
-typedef struct fx_dyn fx_dyn;
+typedef struct fx_dyn fx_dyn_t;
 
 /* Defaults of each mode (those the elements use). */
-void fx_dyn_params_default(fx_dyn_mode mode, fx_dyn_params *p);
+void fx_dyn_params_default(fx_dyn_mode_t mode, fx_dyn_params_t *p);
 
 /* A new engine for `channels` interleaved channels at `rate` Hz with a look-ahead of `lookahead`
  * frames (the output is delayed by that many frames). `link` non-zero: one gain for all channels
  * from the loudest; zero: each channel on its own. NULL on bad arguments or out of memory. */
-fx_dyn *fx_dyn_new(fx_dyn_mode mode, int channels, double rate, size_t lookahead, int link,
-                   const fx_dyn_params *p);
-void fx_dyn_free(fx_dyn *d);
+fx_dyn_t *fx_dyn_new(fx_dyn_mode_t mode, int channels, double rate, size_t lookahead, int link,
+                     const fx_dyn_params_t *p);
+void fx_dyn_free(fx_dyn_t *d);
 
 /* Takes new parameters (clamped to their valid ranges); the state is kept. */
-void fx_dyn_set_params(fx_dyn *d, const fx_dyn_params *p);
+void fx_dyn_set_params(fx_dyn_t *d, const fx_dyn_params_t *p);
 
 /* Back to the initial state: silence in the look-ahead line, unity gain. */
-void fx_dyn_reset(fx_dyn *d);
+void fx_dyn_reset(fx_dyn_t *d);
 
 /* The look-ahead in frames: the delay of the output. */
-size_t fx_dyn_latency(const fx_dyn *d);
+size_t fx_dyn_latency(const fx_dyn_t *d);
 
 /* Processes `frames` interleaved frames; `out` may equal `in`. Returns the number of non-finite
  * input samples that were replaced by 0. */
-size_t fx_dyn_process_f32(fx_dyn *d, const float *in, float *out, size_t frames);
-size_t fx_dyn_process_f64(fx_dyn *d, const double *in, double *out, size_t frames);
+size_t fx_dyn_process_f32(fx_dyn_t *d, const float *in, float *out, size_t frames);
+size_t fx_dyn_process_f64(fx_dyn_t *d, const double *in, double *out, size_t frames);
 
 /* The static gain computer of the compressor or gate (dB of gain for a level in dB). */
-double fx_dyn_static_gain_db(fx_dyn_mode mode, const fx_dyn_params *p, double level_db);
+double fx_dyn_static_gain_db(fx_dyn_mode_t mode, const fx_dyn_params_t *p, double level_db);
 
 #ifdef __cplusplus
 }

@@ -15,9 +15,9 @@ struct fx_norm {
   size_t *count; /* finite samples per channel */
 };
 
-fx_norm *fx_norm_new(int channels)
+fx_norm_t *fx_norm_new(int channels)
 {
-  fx_norm *s;
+  fx_norm_t *s;
 
   if (channels < 1)
     return NULL;
@@ -35,7 +35,7 @@ fx_norm *fx_norm_new(int channels)
   return s;
 }
 
-void fx_norm_free(fx_norm *s)
+void fx_norm_free(fx_norm_t *s)
 {
   if (!s)
     return;
@@ -45,7 +45,7 @@ void fx_norm_free(fx_norm *s)
   free(s);
 }
 
-void fx_norm_reset(fx_norm *s)
+void fx_norm_reset(fx_norm_t *s)
 {
   if (!s)
     return;
@@ -56,7 +56,7 @@ void fx_norm_reset(fx_norm *s)
 }
 
 #define FX_NORM_ADD(NAME, T)                                                                       \
-  void NAME(fx_norm *s, const T *x, size_t frames)                                                 \
+  void NAME(fx_norm_t *s, const T *x, size_t frames)                                               \
   {                                                                                                \
     if (!s || !x)                                                                                  \
       return;                                                                                      \
@@ -85,12 +85,12 @@ void fx_norm_reset(fx_norm *s)
 FX_NORM_ADD(fx_norm_add_f32, float)
 FX_NORM_ADD(fx_norm_add_f64, double)
 
-size_t fx_norm_nonfinite(const fx_norm *s)
+size_t fx_norm_nonfinite(const fx_norm_t *s)
 {
   return s ? s->nonfinite : 0;
 }
 
-double fx_norm_peak(const fx_norm *s, int channel)
+double fx_norm_peak(const fx_norm_t *s, int channel)
 {
   double p = 0.0;
 
@@ -104,7 +104,7 @@ double fx_norm_peak(const fx_norm *s, int channel)
   return p;
 }
 
-double fx_norm_rms(const fx_norm *s, int channel)
+double fx_norm_rms(const fx_norm_t *s, int channel)
 {
   double sum = 0.0;
   size_t n = 0;
@@ -267,9 +267,9 @@ struct fx_norm_select {
   int done;   /* every digit is fixed */
 };
 
-fx_norm_select *fx_norm_select_new(int is_f64, int channels, int channel, uint64_t n, double q)
+fx_norm_select_t *fx_norm_select_new(int is_f64, int channels, int channel, uint64_t n, double q)
 {
-  fx_norm_select *s;
+  fx_norm_select_t *s;
   double rank;
   uint64_t k;
 
@@ -306,7 +306,7 @@ fx_norm_select *fx_norm_select_new(int is_f64, int channels, int channel, uint64
   return s;
 }
 
-void fx_norm_select_free(fx_norm_select *s)
+void fx_norm_select_free(fx_norm_select_t *s)
 {
   if (!s)
     return;
@@ -316,7 +316,7 @@ void fx_norm_select_free(fx_norm_select *s)
 }
 
 /* Fixes the digit of each rank from the histogram of the pass that ended. */
-static void select_resolve(fx_norm_select *s)
+static void select_resolve(fx_norm_select_t *s)
 {
   for (int t = 0; t < s->nt; t++) {
     const uint64_t *h = s->hist[s->shared ? 0 : t];
@@ -332,7 +332,7 @@ static void select_resolve(fx_norm_select *s)
   }
 }
 
-int fx_norm_select_pass(fx_norm_select *s)
+int fx_norm_select_pass(fx_norm_select_t *s)
 {
   if (!s || s->done)
     return 0;
@@ -352,7 +352,7 @@ int fx_norm_select_pass(fx_norm_select *s)
 /* Counts the keys of one pass: `shift` puts the digit of this pass at the bottom; in passes after
  * the first only keys whose higher digits equal prefix[t] count. */
 #define FX_SELECT_FEED(NAME, T, U, ABSMASK)                                                        \
-  static void NAME(fx_norm_select *s, const T *x, size_t frames)                                   \
+  static void NAME(fx_norm_select_t *s, const T *x, size_t frames)                                 \
   {                                                                                                \
     const size_t ch = (size_t) s->channels;                                                        \
     const size_t n = s->channel < 0 ? frames * ch : frames;                                        \
@@ -377,7 +377,7 @@ int fx_norm_select_pass(fx_norm_select *s)
 FX_SELECT_FEED(select_feed_f32, float, uint32_t, 0x7fffffffu)
 FX_SELECT_FEED(select_feed_f64, double, uint64_t, 0x7fffffffffffffffull)
 
-void fx_norm_select_feed(fx_norm_select *s, const void *x, size_t frames)
+void fx_norm_select_feed(fx_norm_select_t *s, const void *x, size_t frames)
 {
   if (!s || !x || s->pass < 1 || s->pass > s->passes)
     return;
@@ -387,7 +387,7 @@ void fx_norm_select_feed(fx_norm_select *s, const void *x, size_t frames)
     select_feed_f32(s, x, frames);
 }
 
-static double key_value(const fx_norm_select *s, uint64_t key)
+static double key_value(const fx_norm_select_t *s, uint64_t key)
 {
   if (s->is_f64) {
     double v;
@@ -400,7 +400,7 @@ static double key_value(const fx_norm_select *s, uint64_t key)
   return (double) f;
 }
 
-double fx_norm_select_result(const fx_norm_select *s)
+double fx_norm_select_result(const fx_norm_select_t *s)
 {
   double a, b, frac;
 

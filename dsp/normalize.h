@@ -20,24 +20,24 @@ typedef enum {
   FX_NORM_PEAK = 0,
   FX_NORM_RMS = 1,
   FX_NORM_PERCENTILE = 2,
-} fx_norm_mode;
+} fx_norm_mode_t;
 
-typedef struct fx_norm fx_norm;
+typedef struct fx_norm fx_norm_t;
 
-fx_norm *fx_norm_new(int channels);
-void fx_norm_free(fx_norm *s);
-void fx_norm_reset(fx_norm *s);
+fx_norm_t *fx_norm_new(int channels);
+void fx_norm_free(fx_norm_t *s);
+void fx_norm_reset(fx_norm_t *s);
 
 /* Adds `frames` interleaved frames to the statistics. */
-void fx_norm_add_f32(fx_norm *s, const float *x, size_t frames);
-void fx_norm_add_f64(fx_norm *s, const double *x, size_t frames);
+void fx_norm_add_f32(fx_norm_t *s, const float *x, size_t frames);
+void fx_norm_add_f64(fx_norm_t *s, const double *x, size_t frames);
 
 /* Non-finite samples seen since the last reset (left out of the statistics). */
-size_t fx_norm_nonfinite(const fx_norm *s);
+size_t fx_norm_nonfinite(const fx_norm_t *s);
 
 /* The peak |x| and the RMS of one channel, or of all channels together for channel < 0. */
-double fx_norm_peak(const fx_norm *s, int channel);
-double fx_norm_rms(const fx_norm *s, int channel);
+double fx_norm_peak(const fx_norm_t *s, int channel);
+double fx_norm_rms(const fx_norm_t *s, int channel);
 
 /* Appends |x| of one channel (channel >= 0) or of every sample (channel < 0) of `frames`
  * interleaved frames to dst, leaving non-finite samples out; returns the number written. */
@@ -54,7 +54,7 @@ double fx_norm_percentile(double *v, size_t n, double q);
  * copy of it (the memory is two 2^16-entry histograms): for samples that are all finite, the
  * same value as fx_norm_percentile() on the array of their |x|.
  *
- *   fx_norm_select *s = fx_norm_select_new(is_f64, channels, channel, n, q);
+ *   fx_norm_select_t *s = fx_norm_select_new(is_f64, channels, channel, n, q);
  *   while (fx_norm_select_pass(s))
  *     for each piece of the data, in any order: fx_norm_select_feed(s, data, frames);
  *   level = fx_norm_select_result(s);
@@ -63,14 +63,14 @@ double fx_norm_percentile(double *v, size_t n, double q);
  * that channel, channel < 0 every sample. n: how many samples the passes see (frames x channels
  * or frames); every pass must see the same samples. 2 passes for F32, 4 for F64. NULL for invalid
  * arguments or when memory runs out. */
-typedef struct fx_norm_select fx_norm_select;
-fx_norm_select *fx_norm_select_new(int is_f64, int channels, int channel, uint64_t n, double q);
-void fx_norm_select_free(fx_norm_select *s);
+typedef struct fx_norm_select fx_norm_select_t;
+fx_norm_select_t *fx_norm_select_new(int is_f64, int channels, int channel, uint64_t n, double q);
+void fx_norm_select_free(fx_norm_select_t *s);
 /* 1 when another pass over all the data is needed (feed it), 0 when the result is ready. */
-int fx_norm_select_pass(fx_norm_select *s);
-void fx_norm_select_feed(fx_norm_select *s, const void *x, size_t frames);
+int fx_norm_select_pass(fx_norm_select_t *s);
+void fx_norm_select_feed(fx_norm_select_t *s, const void *x, size_t frames);
 /* The percentile once fx_norm_select_pass() returned 0; 0 for n == 0. */
-double fx_norm_select_result(const fx_norm_select *s);
+double fx_norm_select_result(const fx_norm_select_t *s);
 
 /* The linear gain that takes `level` to `target_db` dBFS; 1 when the level is 0 or not finite
  * (silence stays silence, never an infinite gain). */

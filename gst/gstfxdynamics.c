@@ -38,13 +38,13 @@ enum {
 
 typedef struct {
   /* Settings (object lock). */
-  fx_dyn_params params;
+  fx_dyn_params_t params;
   double lookahead_ms;
   gboolean link;
 
   /* Stream state (streaming thread). */
-  fx_dyn *dyn;
-  fx_dyn_params applied;
+  fx_dyn_t *dyn;
+  fx_dyn_params_t applied;
   gboolean flowed; /* a frame has run since the engine was made or reset (see before_transform) */
   gboolean is_f64;
   gint rate;
@@ -60,25 +60,26 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUD
 
 static const GstFxPropField dyn_fields[] = {
     {PROP_THRESHOLD, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, threshold_db)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) +
+         G_STRUCT_OFFSET(fx_dyn_params_t, threshold_db)},
     {PROP_RATIO, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, ratio)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, ratio)},
     {PROP_KNEE, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, knee_db)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, knee_db)},
     {PROP_ATTACK, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, attack_ms)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, attack_ms)},
     {PROP_HOLD, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, hold_ms)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, hold_ms)},
     {PROP_RELEASE, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, release_ms)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, release_ms)},
     {PROP_MAKEUP, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, makeup_db)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, makeup_db)},
     {PROP_RANGE, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, range_db)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, range_db)},
     {PROP_DETECTOR, G_TYPE_ENUM,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, detector)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, detector)},
     {PROP_RMS_WINDOW, G_TYPE_DOUBLE,
-     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params, rms_ms)},
+     G_STRUCT_OFFSET(GstFxDynamicsPrivate, params) + G_STRUCT_OFFSET(fx_dyn_params_t, rms_ms)},
     {PROP_LOOKAHEAD, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxDynamicsPrivate, lookahead_ms)},
     {PROP_LINK, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxDynamicsPrivate, link)},
 };
@@ -134,7 +135,7 @@ GType gst_fx_dynamics_detector_get_type(void)
   return gst_fx_enum_register_once(&type, "GstFxDynamicsDetector", values);
 }
 
-static double default_of(const fx_dyn_params *p, guint id)
+static double default_of(const fx_dyn_params_t *p, guint id)
 {
   switch (id) {
   case PROP_THRESHOLD:
@@ -190,13 +191,13 @@ static void gst_fx_dynamics_get_property(GObject *object, guint prop_id, GValue 
   gst_fx_props_get(object, PRIV(self), dyn_fields, G_N_ELEMENTS(dyn_fields), prop_id, value, pspec);
 }
 
-void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode mode,
+void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
                                  GstDebugCategory *debug, const gchar *longname,
                                  const gchar *description)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-  fx_dyn_params def;
+  fx_dyn_params_t def;
 
   klass->mode = mode;
   klass->debug = debug;
@@ -261,7 +262,7 @@ static void gst_fx_dynamics_init(GstFxDynamics *self)
 void gst_fx_dynamics_instance_setup(GstFxDynamics *self)
 {
   GstFxDynamicsPrivate *priv = PRIV(self);
-  fx_dyn_mode mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
+  fx_dyn_mode_t mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
 
   fx_dyn_params_default(mode, &priv->params);
   priv->lookahead_ms = mode == FX_DYN_LIMITER ? 5.0 : 0.0;
@@ -271,14 +272,14 @@ static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo
 {
   GstFxDynamics *self = GST_FX_DYNAMICS(filter);
   GstFxDynamicsPrivate *priv = PRIV(self);
-  fx_dyn_mode mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
+  fx_dyn_mode_t mode = GST_FX_DYNAMICS_GET_CLASS(self)->mode;
   gint rate = GST_AUDIO_INFO_RATE(info), channels = GST_AUDIO_INFO_CHANNELS(info);
-  fx_dyn_params params;
+  fx_dyn_params_t params;
   double la_ms;
   gboolean link;
   size_t la;
   GstClockTime latency;
-  fx_dyn *dyn;
+  fx_dyn_t *dyn;
 
   GST_OBJECT_LOCK(self);
   params = priv->params;
@@ -338,7 +339,7 @@ static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer 
 {
   GstFxDynamics *self = GST_FX_DYNAMICS(trans);
   GstFxDynamicsPrivate *priv = PRIV(self);
-  fx_dyn_params params;
+  fx_dyn_params_t params;
 
   gst_fx_sync_controllers(trans, buffer);
 

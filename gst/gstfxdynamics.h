@@ -22,13 +22,13 @@ G_DECLARE_DERIVABLE_TYPE(GstFxDynamics, gst_fx_dynamics, GST, FX_DYNAMICS, GstAu
 struct _GstFxDynamicsClass {
   GstAudioFilterClass parent_class;
 
-  fx_dyn_mode mode;
+  fx_dyn_mode_t mode;
   GstDebugCategory *debug;
 };
 
 /* Called from a subclass's class_init: installs the properties of @mode (with the defaults of
  * fx_dyn_params_default()), the pad templates and the element metadata. */
-void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode mode,
+void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
                                  GstDebugCategory *debug, const gchar *longname,
                                  const gchar *description);
 

@@ -75,7 +75,7 @@ struct _GstFxNormalize {
 
   /* Stream state (streaming thread). */
   GQueue held; /* GstBuffer, in order */
-  fx_norm *stats;
+  fx_norm_t *stats;
   GstAudioInfo held_info; /* the format of what is held */
   guint64 held_frames;
   GstFxNonfiniteLimit nonfinite;
@@ -194,7 +194,7 @@ static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channe
   gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   gsize bpf = GST_AUDIO_INFO_BPF(info);
   guint64 n = channel < 0 ? self->held_frames * (guint64) ch : self->held_frames;
-  fx_norm_select *sel;
+  fx_norm_select_t *sel;
 
   if (mode == FX_NORM_PEAK) {
     *level = fx_norm_peak(self->stats, channel);
