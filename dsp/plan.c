@@ -4,9 +4,9 @@
 
 #include <stddef.h>
 
-static int foldable_gain(const fx_stage_t *s)
+static int foldable_gain(const fx_plan_entry_t *s)
 {
-  return s->kind == FX_STAGE_GAIN && !s->clip;
+  return s->kind == FX_PLAN_ENTRY_GAIN && !s->clip;
 }
 
 static void emit(fx_plan_stage_t *out, int capacity, int count, const fx_plan_stage_t *ps)
@@ -21,7 +21,8 @@ static fx_plan_stage_t opaque_stage(int i)
   return ps;
 }
 
-int fx_plan_chain(const fx_stage_t *stages, int n, int fuse, fx_plan_stage_t *out, int capacity)
+int fx_plan_chain(const fx_plan_entry_t *stages, int n, int fuse, fx_plan_stage_t *out,
+                  int capacity)
 {
   int count = 0;
   int i = 0;
@@ -30,10 +31,10 @@ int fx_plan_chain(const fx_stage_t *stages, int n, int fuse, fx_plan_stage_t *ou
     return -1;
 
   while (i < n) {
-    const fx_stage_t *s = &stages[i];
-    if (!fuse || (s->kind != FX_STAGE_IIR && !foldable_gain(s))) {
+    const fx_plan_entry_t *s = &stages[i];
+    if (!fuse || (s->kind != FX_PLAN_ENTRY_IIR && !foldable_gain(s))) {
       fx_plan_stage_t ps = opaque_stage(i);
-      if (s->kind == FX_STAGE_IIR) {
+      if (s->kind == FX_PLAN_ENTRY_IIR) {
         ps.is_cascade = 1;
         ps.n_iir = 1;
         ps.n_sections = s->n_sections;
@@ -46,8 +47,8 @@ int fx_plan_chain(const fx_stage_t *stages, int n, int fuse, fx_plan_stage_t *ou
     int j = i;
     int n_iir = 0, n_gains = 0, n_sections = 0;
     double gain = 1.0;
-    while (j < n && (stages[j].kind == FX_STAGE_IIR || foldable_gain(&stages[j]))) {
-      if (stages[j].kind == FX_STAGE_IIR) {
+    while (j < n && (stages[j].kind == FX_PLAN_ENTRY_IIR || foldable_gain(&stages[j]))) {
+      if (stages[j].kind == FX_PLAN_ENTRY_IIR) {
         n_iir++;
         n_sections += stages[j].n_sections;
       } else {
@@ -71,7 +72,7 @@ int fx_plan_chain(const fx_stage_t *stages, int n, int fuse, fx_plan_stage_t *ou
   return count;
 }
 
-fx_status_t fx_plan_collect(const fx_stage_t *stages, const fx_plan_stage_t *ps, fx_sos_t *sos,
+fx_status_t fx_plan_collect(const fx_plan_entry_t *stages, const fx_plan_stage_t *ps, fx_sos_t *sos,
                             int capacity, int *n_sections, double *gain)
 {
   int n = 0;
@@ -80,12 +81,12 @@ fx_status_t fx_plan_collect(const fx_stage_t *stages, const fx_plan_stage_t *ps,
   if (stages == NULL || ps == NULL || n_sections == NULL || gain == NULL || !ps->is_cascade)
     return FX_ERR_TYPE;
   for (int i = ps->first; i <= ps->last; i++) {
-    const fx_stage_t *s = &stages[i];
-    if (s->kind == FX_STAGE_GAIN) {
+    const fx_plan_entry_t *s = &stages[i];
+    if (s->kind == FX_PLAN_ENTRY_GAIN) {
       g *= s->gain;
       continue;
     }
-    if (s->kind != FX_STAGE_IIR)
+    if (s->kind != FX_PLAN_ENTRY_IIR)
       return FX_ERR_TYPE;
     if (n + s->n_sections > capacity)
       return FX_ERR_CAPACITY;
@@ -97,7 +98,7 @@ fx_status_t fx_plan_collect(const fx_stage_t *stages, const fx_plan_stage_t *ps,
   return FX_OK;
 }
 
-fx_status_t fx_plan_cascade_stages(const fx_stage_t *stages, const fx_plan_stage_t *ps,
+fx_status_t fx_plan_cascade_stages(const fx_plan_entry_t *stages, const fx_plan_stage_t *ps,
                                    fx_cascade_stage_t *out, int capacity, int *n_out)
 {
   int n = 0;
@@ -106,14 +107,14 @@ fx_status_t fx_plan_cascade_stages(const fx_stage_t *stages, const fx_plan_stage
       (capacity > 0 && out == NULL))
     return FX_ERR_TYPE;
   for (int i = ps->first; i <= ps->last; i++) {
-    const fx_stage_t *s = &stages[i];
+    const fx_plan_entry_t *s = &stages[i];
     fx_cascade_stage_t d;
-    if (s->kind == FX_STAGE_IIR) {
+    if (s->kind == FX_PLAN_ENTRY_IIR) {
       d.kind = FX_CASCADE_STAGE_SECTIONS;
       d.sos = s->sos;
       d.n = s->n_sections;
       d.gain = 1.0;
-    } else if (s->kind == FX_STAGE_GAIN) {
+    } else if (s->kind == FX_PLAN_ENTRY_GAIN) {
       d.kind = FX_CASCADE_STAGE_GAIN;
       d.sos = NULL;
       d.n = 0;

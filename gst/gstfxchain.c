@@ -501,7 +501,7 @@ static void unlink_elements(GstElement *a, GstElement *b)
 static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
 {
   guint n = order->len;
-  fx_stage_t *st = g_new0(fx_stage_t, MAX(n, 1)); /* the planner's input: one per child */
+  fx_plan_entry_t *st = g_new0(fx_plan_entry_t, MAX(n, 1)); /* the planner's input: one per child */
   fx_plan_stage_t *ps = g_new0(fx_plan_stage_t, MAX(n, 1));
   GPtrArray *stages = g_ptr_array_new_with_free_func(plan_stage_free);
   int count;
@@ -509,14 +509,14 @@ static GPtrArray *plan_stages(GPtrArray *order, gboolean fuse)
   for (guint i = 0; i < n; i++) {
     GstElement *e = g_ptr_array_index(order, i);
     if (GST_IS_FX_IIR(e)) {
-      st[i].kind = FX_STAGE_IIR;
+      st[i].kind = FX_PLAN_ENTRY_IIR;
     } else if (GST_IS_FX_GAIN(e)) {
       gboolean clip = FALSE;
-      st[i].kind = FX_STAGE_GAIN;
+      st[i].kind = FX_PLAN_ENTRY_GAIN;
       gst_fx_gain_get_linear(GST_FX_GAIN(e), &st[i].gain, &clip);
       st[i].clip = clip ? 1 : 0;
     } else {
-      st[i].kind = FX_STAGE_OPAQUE;
+      st[i].kind = FX_PLAN_ENTRY_OPAQUE;
     }
   }
   count = fx_plan_chain(st, (int) n, fuse ? 1 : 0, ps, (int) n);

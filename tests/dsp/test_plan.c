@@ -12,21 +12,21 @@
 
 static fx_sos_t lp_sos[4], hp_sos[2], bq_sos[1];
 
-static fx_stage_t iir(const fx_sos_t *s, int n)
+static fx_plan_entry_t iir(const fx_sos_t *s, int n)
 {
-  fx_stage_t st = {FX_STAGE_IIR, s, n, 1.0, 0};
+  fx_plan_entry_t st = {FX_PLAN_ENTRY_IIR, s, n, 1.0, 0};
   return st;
 }
 
-static fx_stage_t gain(double g, int clip)
+static fx_plan_entry_t gain(double g, int clip)
 {
-  fx_stage_t st = {FX_STAGE_GAIN, NULL, 0, g, clip};
+  fx_plan_entry_t st = {FX_PLAN_ENTRY_GAIN, NULL, 0, g, clip};
   return st;
 }
 
-static fx_stage_t opaque(void)
+static fx_plan_entry_t opaque(void)
 {
-  fx_stage_t st = {FX_STAGE_OPAQUE, NULL, 0, 1.0, 0};
+  fx_plan_entry_t st = {FX_PLAN_ENTRY_OPAQUE, NULL, 0, 1.0, 0};
   return st;
 }
 
@@ -46,7 +46,7 @@ static void test_shapes(void)
   int n;
 
   /* hp ! lp : one cascade of 6 sections */
-  fx_stage_t c1[] = {iir(hp_sos, 2), iir(lp_sos, 4)};
+  fx_plan_entry_t c1[] = {iir(hp_sos, 2), iir(lp_sos, 4)};
   n = fx_plan_chain(c1, 2, 1, p, 16);
   CHECK(n == 1 && p[0].is_cascade && p[0].first == 0 && p[0].last == 1 && p[0].n_sections == 6 &&
             p[0].n_iir == 2,
@@ -55,19 +55,19 @@ static void test_shapes(void)
   CHECK(n == 2 && p[0].is_cascade && p[1].is_cascade && p[1].n_sections == 4, "fuse=0 keeps two");
 
   /* gain ! hp ! gain ! lp ! gain : one cascade, gains folded */
-  fx_stage_t c2[] = {gain(2, 0), iir(hp_sos, 2), gain(0.5, 0), iir(lp_sos, 4), gain(3, 0)};
+  fx_plan_entry_t c2[] = {gain(2, 0), iir(hp_sos, 2), gain(0.5, 0), iir(lp_sos, 4), gain(3, 0)};
   n = fx_plan_chain(c2, 5, 1, p, 16);
   CHECK(n == 1 && p[0].n_gains == 3 && fabs(p[0].gain - 3.0) < 1e-15 && p[0].first == 0 &&
             p[0].last == 4,
         "gains before, between, after fold (n=%d gain=%g)", n, p[0].gain);
 
   /* a clipping gain ends the run */
-  fx_stage_t c3[] = {iir(hp_sos, 2), gain(2, 1), iir(lp_sos, 4)};
+  fx_plan_entry_t c3[] = {iir(hp_sos, 2), gain(2, 1), iir(lp_sos, 4)};
   n = fx_plan_chain(c3, 3, 1, p, 16);
   CHECK(n == 3 && p[0].is_cascade && !p[1].is_cascade && p[2].is_cascade, "clip gain is opaque");
 
   /* an opaque element in the middle: exactly two cascades */
-  fx_stage_t c4[] = {iir(hp_sos, 2), iir(bq_sos, 1), opaque(), iir(lp_sos, 4), iir(bq_sos, 1)};
+  fx_plan_entry_t c4[] = {iir(hp_sos, 2), iir(bq_sos, 1), opaque(), iir(lp_sos, 4), iir(bq_sos, 1)};
   n = fx_plan_chain(c4, 5, 1, p, 16);
   int cascades = 0;
   for (int i = 0; i < n && i < 16; i++)
@@ -75,7 +75,7 @@ static void test_shapes(void)
   CHECK(n == 3 && cascades == 2 && p[1].first == 2 && !p[1].is_cascade, "opaque splits in two");
 
   /* only opaque stages, and only gains */
-  fx_stage_t c5[] = {opaque(), gain(2, 0), opaque()};
+  fx_plan_entry_t c5[] = {opaque(), gain(2, 0), opaque()};
   n = fx_plan_chain(c5, 3, 1, p, 16);
   CHECK(n == 3 && !p[0].is_cascade && !p[1].is_cascade && !p[2].is_cascade, "no IIR, no cascade");
 
@@ -115,7 +115,8 @@ static void test_shapes(void)
 static void test_equivalence(void)
 {
   enum { FRAMES = 8192, CH = 3 };
-  fx_stage_t chain[] = {gain(0.7, 0), iir(hp_sos, 2), iir(bq_sos, 1), gain(1.9, 0), iir(lp_sos, 4)};
+  fx_plan_entry_t chain[] = {gain(0.7, 0), iir(hp_sos, 2), iir(bq_sos, 1), gain(1.9, 0),
+                             iir(lp_sos, 4)};
   fx_plan_stage_t p[4];
   fx_sos_t all[16];
   int ns;
@@ -140,7 +141,7 @@ static void test_equivalence(void)
 
   memcpy(y_seq, x, sizeof(double) * FRAMES * CH);
   for (int s = 0; s < 5; s++) {
-    if (chain[s].kind == FX_STAGE_GAIN) {
+    if (chain[s].kind == FX_PLAN_ENTRY_GAIN) {
       for (int i = 0; i < FRAMES * CH; i++)
         y_seq[i] *= chain[s].gain;
       continue;

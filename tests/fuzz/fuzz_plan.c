@@ -16,7 +16,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   fuzz_in_t in = {data, size};
-  fx_stage_t st[MAX_STAGES];
+  fx_plan_entry_t st[MAX_STAGES];
   fx_sos_t pool[MAX_STAGES][8], out_sos[MAX_STAGES * 8];
   fx_plan_stage_t plan[MAX_STAGES + 1];
   fx_cascade_stage_t cst[MAX_STAGES + 1];
@@ -26,13 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   for (int i = 0; i < n; i++) {
     uint8_t k = fuzz_u8(&in);
     memset(&st[i], 0, sizeof st[i]);
-    st[i].kind = (fx_stage_kind_t) (k % 3);
-    if (st[i].kind == FX_STAGE_IIR) {
+    st[i].kind = (fx_plan_entry_kind_t) (k % 3);
+    if (st[i].kind == FX_PLAN_ENTRY_IIR) {
       st[i].n_sections = (k >> 2) % 9;
       for (int s = 0; s < st[i].n_sections; s++)
         pool[i][s] = (fx_sos_t){1.0 + i, 0.5, 0.25, -0.5, 0.25 * s / 8.0};
       st[i].sos = pool[i];
-    } else if (st[i].kind == FX_STAGE_GAIN) {
+    } else if (st[i].kind == FX_PLAN_ENTRY_GAIN) {
       st[i].gain = fuzz_u8(&in) % 8 ? fuzz_range(&in, -4.0, 4.0) : fuzz_raw_double(&in);
       st[i].clip = (k >> 2) & 1;
     }
@@ -53,10 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                ps->first, ps->last);
     next = ps->last + 1;
     for (int i = ps->first; i <= ps->last; i++) {
-      if (st[i].kind == FX_STAGE_IIR) {
+      if (st[i].kind == FX_PLAN_ENTRY_IIR) {
         iir++;
         secs += st[i].n_sections;
-      } else if (st[i].kind == FX_STAGE_GAIN && !st[i].clip) {
+      } else if (st[i].kind == FX_PLAN_ENTRY_GAIN && !st[i].clip) {
         gains++;
         gain *= st[i].gain;
       }
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
       FUZZ_CHECK(ps->first == ps->last, "opaque plan stage %d covers %d stages", p,
                  ps->last - ps->first + 1);
-      FUZZ_CHECK(st[ps->first].kind != FX_STAGE_IIR, "IIR stage %d left opaque", ps->first);
+      FUZZ_CHECK(st[ps->first].kind != FX_PLAN_ENTRY_IIR, "IIR stage %d left opaque", ps->first);
       FUZZ_CHECK(fx_plan_cascade_stages(st, ps, cst, MAX_STAGES + 1, &got) == FX_ERR_TYPE,
                  "opaque stage as cascade");
     }
