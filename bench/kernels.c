@@ -209,8 +209,8 @@ int main(int argc, char **argv)
   double *hist = calloc((size_t) maxC * ((size_t) maxK + 1) * 2, sizeof(double));
   double *t = malloc((size_t) reps * sizeof(double));
   uint64_t r = 0x9E3779B97F4A7C15ull;
-  for (int ki = 0; ki < fx_kernel_count(); ki++) {
-    const fx_kernel_t *kn = fx_kernel_get(ki);
+  for (int ki = 0; ki < fx_isa_count(); ki++) {
+    const fx_kernel_t *kn = fx_isa_get(ki)->iir;
     if (kernels && !strstr(kernels, kn->name))
       continue;
     for (int f = 0; f < nfl; f++) {

@@ -11,7 +11,7 @@
 
 #include <fftw3.h>
 
-#include "fir_kernel.h"
+#include "kernel.h"
 #include "kernel_fpmode.h"
 
 #ifndef M_PI
@@ -264,27 +264,7 @@ fx_fir_status_t fx_fir_check_taps(const double *taps, size_t n)
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* kernels, FFT plans */
-
-static const fx_fir_kernels_t *fir_kernels(void)
-{
-#if defined(FX_FIR_X86)
-  const char *force = getenv("FX_KERNEL");
-  int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") &&
-               __builtin_cpu_supports("fma");
-  int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (force && (!strcmp(force, "scalar") || !strcmp(force, "sse2")))
-    return &fx_fir_kernels_base;
-  if (force && !strcmp(force, "avx2") && avx2)
-    return &fx_fir_kernels_avx2;
-  if (avx512)
-    return &fx_fir_kernels_avx512;
-  if (avx2)
-    return &fx_fir_kernels_avx2;
-#endif
-  return &fx_fir_kernels_base;
-}
+/* FFT plans */
 
 /* Stride (in elements) of arrays carved from one allocation: multiples of 64 bytes keep the
  * alignment fftw_malloc gives the first one. */
@@ -411,7 +391,7 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
   fx_fir_status_t st = fx_fir_check_taps(taps, n);
   fx_fir_engine_t *e = NULL;
   int partitioned;
-  const fx_fir_kernels_t *k = fir_kernels();
+  const fx_fir_kernels_t *k = fx_isa_select()->fir; /* kernel.h: the FX_KERNEL rule */
 
   if (opt)
     o = *opt;

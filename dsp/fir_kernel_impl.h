@@ -1,14 +1,18 @@
 /* gst-fx — FIR inner loops, written once with GCC vector extensions and compiled per instruction
- * set (fir_kernel_base.c, fir_kernel_avx2.c, fir_kernel_avx512.c define FIR_ISA and
- * FIR_VBYTES before including this file). Internal to libfxdsp. Pure C11 + GNU vector types.
- * SPDX-License-Identifier: GPL-3.0-or-later */
+ * set (fir_kernel_scalar.c, fir_kernel_avx2.c, fir_kernel_avx512.c define FIR_ISA and
+ * FIR_VBYTES before including this file). It defines the set's methods, fx_fir_<isa>_<method>,
+ * declared in fir_kernel.h and listed in kernel_select.c's fx_fir_kernels_<isa>. Internal to
+ * libfxdsp. Pure C11 + GNU vector types. SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
 
 #include "fir_kernel.h"
 
 #define FIR_CAT2(a, b) a##_##b
 #define FIR_CAT(a, b) FIR_CAT2(a, b)
-#define FIR_NAME(x) FIR_CAT(x, FIR_ISA)
+#define FIR_NAME3(isa, x) fx_fir_##isa##_##x
+#define FIR_NAME2(isa, x) FIR_NAME3(isa, x)
+/* fx_fir_<isa>_<x> */
+#define FIR_NAME(x) FIR_NAME2(FIR_ISA, x)
 
 typedef float fir_vf __attribute__((vector_size(FIR_VBYTES)));
 typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
@@ -51,8 +55,8 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
   {                                                                                                \
     memcpy(p, &v, sizeof v);                                                                       \
   }                                                                                                \
-  static void FIR_NAME(dot_##SUF)(const T *restrict hv, size_t n, const T *restrict w,             \
-                                  T *restrict y, size_t len)                                       \
+  void FIR_NAME(dot_##SUF)(const T *restrict hv, size_t n, const T *restrict w, T *restrict y,     \
+                           size_t len)                                                             \
   {                                                                                                \
     /* hv[k*NV + t] = hr[k - t] (0 outside the kernel), k < n + NV - 1: output lane t of a vector  \
      * at i sums w[i + k] * hv[k][t] over k, the same terms in the same order as the scalar        \
@@ -112,15 +116,15 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 /* Stereo frames to and from two planar channels (fir_kernel.h); plain loops that the compiler
  * vectorizes with the per-ISA flags of this file. */
 #define FIR_DEFINE_PLANAR(SUF, T)                                                                  \
-  static void FIR_NAME(deint2_##SUF)(const T *restrict in, T *restrict a, T *restrict b, size_t n) \
+  void FIR_NAME(deint2_##SUF)(const T *restrict in, T *restrict a, T *restrict b, size_t n)        \
   {                                                                                                \
     for (size_t i = 0; i < n; i++) {                                                               \
       a[i] = in[2 * i];                                                                            \
       b[i] = in[2 * i + 1];                                                                        \
     }                                                                                              \
   }                                                                                                \
-  static void FIR_NAME(int2_##SUF)(T *restrict out, const T *restrict a, const T *restrict b,      \
-                                   size_t n, int add)                                              \
+  void FIR_NAME(int2_##SUF)(T *restrict out, const T *restrict a, const T *restrict b, size_t n,   \
+                            int add)                                                               \
   {                                                                                                \
     if (add)                                                                                       \
       for (size_t i = 0; i < n; i++) {                                                             \
@@ -137,8 +141,8 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 /* The sum over P partitions in one pass (fir_kernel.h): tiles of the spectrum kept in registers
  * across the partitions, so y is written once instead of read and written per partition. */
 #define FIR_DEFINE_CMAC(SUF, T, V, NV)                                                             \
-  static void FIR_NAME(cmac_##SUF)(T *restrict y, const T *restrict H, const T *restrict X,        \
-                                   size_t S, size_t P, size_t slot, size_t n)                      \
+  void FIR_NAME(cmac_##SUF)(T *restrict y, const T *restrict H, const T *restrict X, size_t S,     \
+                            size_t P, size_t slot, size_t n)                                       \
   {                                                                                                \
     size_t k = 0;                                                                                  \
     for (; k + 4 * NV <= n; k += 4 * NV) {                                                         \
@@ -183,8 +187,8 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
  * p = i conj(W) d. Both q and p are u d + v swap(d) (swap: re <-> im) with u = (Im W, Im W) and
  * v = (-Re W, Re W), negated for q: the twiddle table (tu, tv). */
 #define FIR_DEFINE_RFFT(SUF, T, V, NV)                                                             \
-  static void FIR_NAME(r2c_post_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,  \
-                                       size_t m)                                                   \
+  void FIR_NAME(r2c_post_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,         \
+                                size_t m)                                                          \
   {                                                                                                \
     size_t NC = NV / 2, h = m / 2, k = 1;                                                          \
     T z0r = x[0], z0i = x[1];                                                                      \
@@ -220,8 +224,8 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
     x[2 * m] = z0r - z0i;                                                                          \
     x[2 * m + 1] = 0;                                                                              \
   }                                                                                                \
-  static void FIR_NAME(c2r_pre_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,   \
-                                      size_t m)                                                    \
+  void FIR_NAME(c2r_pre_##SUF)(T *restrict x, const T *restrict tu, const T *restrict tv,          \
+                               size_t m)                                                           \
   {                                                                                                \
     size_t NC = NV / 2, h = m / 2, k = 1;                                                          \
     T y0 = x[0], ym = x[2 * m];                                                                    \
@@ -264,21 +268,3 @@ FIR_DEFINE_CMAC(f32, float, fir_vf, FIR_NF)
 FIR_DEFINE_CMAC(f64, double, fir_vd, FIR_ND)
 FIR_DEFINE_RFFT(f32, float, fir_vf, FIR_NF)
 FIR_DEFINE_RFFT(f64, double, fir_vd, FIR_ND)
-
-const fx_fir_kernels_t FIR_CAT(fx_fir_kernels, FIR_ISA) = {
-    .name = FIR_ISA_NAME,
-    .lanes_f32 = FIR_NF,
-    .lanes_f64 = FIR_ND,
-    .dot_f32 = FIR_NAME(dot_f32),
-    .dot_f64 = FIR_NAME(dot_f64),
-    .deint2_f32 = FIR_NAME(deint2_f32),
-    .deint2_f64 = FIR_NAME(deint2_f64),
-    .int2_f32 = FIR_NAME(int2_f32),
-    .int2_f64 = FIR_NAME(int2_f64),
-    .cmac_f32 = FIR_NAME(cmac_f32),
-    .cmac_f64 = FIR_NAME(cmac_f64),
-    .r2c_post_f32 = FIR_NAME(r2c_post_f32),
-    .c2r_pre_f32 = FIR_NAME(c2r_pre_f32),
-    .r2c_post_f64 = FIR_NAME(r2c_post_f64),
-    .c2r_pre_f64 = FIR_NAME(c2r_pre_f64),
-};

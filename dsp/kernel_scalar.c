@@ -125,8 +125,8 @@ FX_DEFINE_GROUPS(f, float)
  * wanted, go through record_frame so the boundary histories end up holding the last two samples
  * of the call (one-frame calls shift in one sample). */
 #define FX_DEFINE_KERNEL(NAME, IO, T, SFX)                                                         \
-  static void NAME(const T *coef, T *state, double *hist, int K, int kstride, IO *data,            \
-                   size_t frames, int channels)                                                    \
+  void NAME(const T *coef, T *state, double *hist, int K, int kstride, IO *data, size_t frames,    \
+            int channels)                                                                          \
   {                                                                                                \
     fx_fpmode_t mode;                                                                              \
     T buf[FX_BLOCK];                                                                               \
@@ -158,13 +158,7 @@ FX_DEFINE_GROUPS(f, float)
     fpmode_leave(&mode);                                                                           \
   }
 
-FX_DEFINE_KERNEL(scalar_f64, double, double, d)
-FX_DEFINE_KERNEL(scalar_f32_d, float, double, d)
-FX_DEFINE_KERNEL(scalar_f32_s, float, float, f)
-
-const fx_kernel_t fx_kernel_scalar = {
-    .name = "scalar",
-    .f64 = scalar_f64,
-    .f32_d = scalar_f32_d,
-    .f32_s = scalar_f32_s,
-};
+/* The three kernels (declared in kernel.h). */
+FX_DEFINE_KERNEL(fx_kernel_scalar_f64, double, double, d)
+FX_DEFINE_KERNEL(fx_kernel_scalar_f32_d, float, double, d)
+FX_DEFINE_KERNEL(fx_kernel_scalar_f32_s, float, float, f)

@@ -1,12 +1,15 @@
 /* gst-fx — SIMD SOS cascade kernel template (internal to libfxdsp). Pure C11, no GLib.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Included by kernel_sse2.c, kernel_avx2.c and kernel_avx512.c, once per flavour (F64, F32 with
- * double arithmetic, F32 with float arithmetic), after defining the K_* macros below; it defines
- * one kernel function, K_NAME, with the fx_kernel_t signature (and fx_range_<K_NAME>, see
- * K_RANGE), and #undefs the flavour's macros (kernel_simd_end.h #undefs the type's).
+ * Included once per translation unit, by an instruction set's header (kernel_sse2.h,
+ * kernel_x256.h, kernel_avx512.h) for one flavour (F64, F32 with double arithmetic, F32 with
+ * float arithmetic), after defining the K_* macros below. It defines the range function K_RANGE
+ * and, when K_NAME is defined, the kernel function K_NAME with the fx_kernel_t signature.
  *
- *   K_NAME           function name                 K_SFX       suffix of the helper functions
+ *   K_NAME           kernel function name (optional: a narrow instantiation used only as a wider
+ *                    kernel's K_NARROW_RANGE has none)
+ *   K_RANGE          range function name (below)
+ *   K_SFX            suffix of the static helper functions' names (<isa>_<flavour>)
  *   K_IO, K_T        I/O sample type, arithmetic type
  *   K_V, K_W         vector type of K_T, lanes     K_VM        mask type (for VSEL)
  *   K_CVG            sections per register-resident group of the channel-vector path
@@ -14,14 +17,19 @@
  *   K_SET1(s) K_ZERO() K_LOAD(p) K_STORE(p,v)        (p aligned, K_T)
  *   K_LOADIO(p) K_STOREIO(p,v)                       (K_W samples of K_IO, unaligned)
  *   K_LOADIO_PART(p,n) K_STOREIO_PART(p,v,n)         optional: the first n lanes only (masked)
- *   K_NARROW_RANGE   optional: a narrower kernel's range function for the same flavour
+ *   K_NARROW_RANGE   optional: a narrower kernel's range function for the same flavour, which
+ *                    takes every range of at most K_W / 2 channels (so this instantiation has no
+ *                    wavefront: it only ever sees 1 to 3 leftover channels through that one)
  *   K_FMA(a,b,c) = a*b+c   K_MUL(a,b)                (vector)
  *   K_SFMA(a,b,c)                                    (scalar, the same arithmetic per lane)
+ *   the wavefront's operations (not needed with K_NARROW_RANGE: K_VM, K_WFM and these):
  *   K_ROT(v)      lane l <- lane l-1, lane 0 <- lane W-1
  *   K_INS0(a,b)   a with lane 0 replaced by lane 0 of b
  *   K_WSEL_T K_WSEL_MAKE(l) K_WEXTRACT(v,sel)   lane l of a wavefront vector as a K_T (sel is
  *                 made once per pass, outside the loop).
  *   K_MASK(ki,lo,hi)   lanes where lo < ki <= hi      K_SEL(m,a,b)  m ? a : b
+ *   K_TB          optional, only for the F32-with-double-arithmetic flavour (kernel.h): the
+ *                 time-block path, with K_TB_TR1(r) K_TB_TR2(r) K_TB_BCAST2(p) below.
  *
  * Every path computes, per section and sample, exactly
  *     y = fma(b0, x, z1);  z1 = fma(-a1, y, fma(b1, x, z2));  z2 = fma(-a2, y, b2 * x)
@@ -47,8 +55,9 @@
  *     sample behind lane k-1 (step t: lane k filters sample t-k), the lanes' outputs shifting
  *     up one lane per step. Two channels run interleaved. The first and last K-1 steps of a
  *     block update only the lanes that hold a sample.
- *   - time blocks (C <= 2, K <= K_TB_KMAX(C), ranges of >= K_TB_MIN frames; where the flavour
- *     defines K_TB_PLAN, i.e. AVX2, which AVX-512 hands mono and stereo to): the frames are cut
+ *   - time blocks (where K_TB is defined: the F32-with-double-arithmetic flavour of the 256-bit
+ *     code, which AVX-512 hands mono and stereo to; C <= 2, K <= FX_TB_KMAX_MONO / FX_TB_KMAX,
+ *     ranges of >= FX_KERNEL_SPLIT_EXACT_FRAMES frames): the frames are cut
  *     into nb = K_W / C consecutive blocks, one per lane (two lanes per block in stereo), and
  *     all blocks are filtered at once by the channel-vector code (transposed in and out of the
  *     lanes, K_TB_TR1 / K_TB_TR2), block 0 from the true state, the others from zero state; the
@@ -59,13 +68,18 @@
  *   - the last (up to) two frames of a call go through a scalar per-frame loop that also records
  *     the boundary history (kernel.h) when a history is wanted. */
 
+#include "kernel.h"
 #include "kernel_fpmode.h"
 
+#include <stddef.h>
+#include <string.h>
+
+/* The static helpers' names: x_<K_SFX> (unique per instantiation, so that profiles tell them
+ * apart). */
 #define K_CAT2(a, b) a##_##b
 #define K_CAT(a, b) K_CAT2(a, b)
 #define K_FN(x) K_CAT(x, K_SFX)
 #define K_AI static inline __attribute__((always_inline))
-#define K_RANGE K_CAT(fx_range, K_NAME)
 
 /* Frames per block: the channel-vector buffer and the wavefront buffers. */
 #ifndef K_CV_BLOCK
@@ -74,23 +88,6 @@
 #ifndef K_WF_BLOCK
 #define K_WF_BLOCK 512
 #endif
-
-/* One frame through all sections in scalar arithmetic, recording each boundary's history. */
-static K_T K_FN(rec_frame)(const K_T *coef, K_T *st, int K, double *h, K_T v)
-{
-  for (int s = 0; s < K; s++) {
-    const K_T *c = coef + 5 * (size_t) s;
-    h[2 * s + 1] = h[2 * s];
-    h[2 * s] = (double) v;
-    const K_T y = K_SFMA(c[0], v, st[2 * s]);
-    st[2 * s] = K_SFMA(-c[3], y, K_SFMA(c[1], v, st[2 * s + 1]));
-    st[2 * s + 1] = K_SFMA(-c[4], y, c[2] * v);
-    v = y;
-  }
-  h[2 * K + 1] = h[2 * K];
-  h[2 * K] = (double) v;
-  return v;
-}
 
 /* Channel vectors, one step of a skewed group: section s filters frame i-s (when 0 <= i-s < n),
  * taking as input the output section s-1 produced in the previous step (p[s]), so that the G
@@ -240,6 +237,9 @@ static void K_FN(cv)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
   }
 }
 
+#ifndef K_NARROW_RANGE
+/* (An instantiation with K_NARROW_RANGE hands every range of up to K_W / 2 channels to it: the
+ * wavefront, for one to three channels, would never run.) */
 /* Wavefront: one step for P channels with M vectors each. `masked`: update only lanes holding a
  * sample (lo < k <= hi). Writes the output of the last section (lane G-1) to buf[p][t-G+1] when
  * t >= G-1, then shifts the outputs up one lane and feeds sample t+1 into lane 0. */
@@ -430,19 +430,21 @@ static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
   }
 }
 
-#ifdef K_TB_PLAN
+#endif /* !K_NARROW_RANGE */
+
+#ifdef K_TB
+#include "kernel_tblock.h"
+
 /* Time blocks (see kernel_tblock.h): the frames [0, nb * len) of P = 1 or 2 channels (the whole
  * call) as nb = K_W / P consecutive blocks of len frames, block j of channel c in lane j*P+c.
  * Steps per chunk of the vector buffer: */
 #ifndef K_TB_CH
 #define K_TB_CH 256
 #endif
-/* Shortest range (frames) that takes the time-block path. Measured on Zen 4 (AVX2) it beats the
- * wavefront from 2048 frames on; 8192 keeps calls of up to 8191 frames on the lanes/wavefront
- * arithmetic, so that splits of such streams stay bit-identical (kernel.h). */
-#ifndef K_TB_MIN
-#define K_TB_MIN 8192
-#endif
+/* Shortest range (frames) that takes the time-block path: shorter calls stay on the
+ * lanes/wavefront arithmetic, so that splits of such streams stay bit-identical (kernel.h). It
+ * beats the wavefront from shorter ranges on (bench/results/kernels-tblock.md). */
+#define K_TB_MIN FX_KERNEL_SPLIT_EXACT_FRAMES
 
 /* nb x nb transpose of P-sample units (nb = K_W / P) of the vectors r. */
 K_AI void K_FN(tb_transpose)(K_V *r, const int P)
@@ -542,6 +544,7 @@ K_AI void K_FN(tb_fix)(K_IO *data, const int P, size_t len, const K_T *Tt, const
   }
 }
 
+_Static_assert(FX_TB_KMAX_MONO == 10 && FX_TB_KMAX == 12, "tb_fix_k's cases list these counts");
 static void K_FN(tb_fix_k)(K_IO *data, int P, size_t len, const K_T *Tt, const K_T *P0,
                            K_T (*st0)[K_W], int K)
 {
@@ -553,6 +556,11 @@ static void K_FN(tb_fix_k)(K_IO *data, int P, size_t len, const K_T *Tt, const K
   case 2 * (k) + 1:                                                                                \
     K_FN(tb_fix)(data, 2, len, Tt, P0, st0, 2 * (k));                                              \
     return;
+#define K_TB_CASE2(k)                                                                              \
+  case 2 * (k) + 1:                                                                                \
+    K_FN(tb_fix)(data, 2, len, Tt, P0, st0, 2 * (k));                                              \
+    return;
+    /* mono up to FX_TB_KMAX_MONO sections, stereo up to FX_TB_KMAX */
     K_TB_CASE(1)
     K_TB_CASE(2)
     K_TB_CASE(3)
@@ -563,9 +571,10 @@ static void K_FN(tb_fix_k)(K_IO *data, int P, size_t len, const K_T *Tt, const K
     K_TB_CASE(8)
     K_TB_CASE(9)
     K_TB_CASE(10)
-    K_TB_CASE(11)
-    K_TB_CASE(12)
+    K_TB_CASE2(11)
+    K_TB_CASE2(12)
 #undef K_TB_CASE
+#undef K_TB_CASE2
   default:
     return;
   }
@@ -609,7 +618,7 @@ static void K_FN(tb_pass)(const K_T *coef, K_T *lst, int K, K_IO *data, int P, s
 static size_t K_FN(tb)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames,
                        int P)
 {
-  fx_tb_plan_t *pl = K_TB_PLAN(coef, K);
+  fx_tb_plan_t *pl = fx_tb_plan(coef, K);
   if (!pl)
     return 0;
   const int nb = K_W / P, n2 = 2 * K;
@@ -647,7 +656,7 @@ static size_t K_FN(tb)(const K_T *coef, K_T *state, int K, int kstride, K_IO *da
       state[(size_t) c * sstride + (size_t) m] = (K_T) s[m];
   }
   /* pass 2: add the zero-input responses (block 0 has none) */
-  K_FN(tb_fix_k)(data, P, len, K_TB_TAB(pl)[P - 1], K_TB_P0(pl), st0, K);
+  K_FN(tb_fix_k)(data, P, len, pl->Tt[P - 1], pl->P0, st0, K);
   return (size_t) nb * len;
 }
 #endif
@@ -667,8 +676,8 @@ void K_NARROW_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data,
 void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t frames, size_t C,
              size_t c0, size_t nch)
 {
-#ifdef K_TB_PLAN
-  if (c0 == 0 && nch == C && nch <= 2 && K >= 1 && K <= K_TB_KMAX((int) nch)) {
+#ifdef K_TB
+  if (c0 == 0 && nch == C && nch <= 2 && K >= 1 && K <= (nch == 1 ? FX_TB_KMAX_MONO : FX_TB_KMAX)) {
     while (frames >= K_TB_MIN) {
       const size_t done = K_FN(tb)(coef, state, K, kstride, data, frames, (int) nch);
       if (!done)
@@ -689,23 +698,46 @@ void K_RANGE(const K_T *coef, K_T *state, int K, int kstride, K_IO *data, size_t
   if (r == 0)
     return;
 #ifdef K_NARROW_RANGE
+  _Static_assert(K_W / 2 >= 3, "the narrow kernel must take every range the wavefront would");
   if (r <= K_W / 2) {
     K_NARROW_RANGE(coef, state, K, kstride, data, frames, C, c, r);
     return;
   }
-#endif
+#else
   if (r <= 2 && (nch <= 2 || K >= 4)) {
     K_FN(wf)(coef, state, K, kstride, data, frames, C, c, (int) r);
-  } else if (r == 3 && K >= 8) { /* two wavefronts beat one vector with 3 of K_W lanes busy */
+    return;
+  }
+  if (r == 3 && K >= 8) { /* two wavefronts beat one vector with 3 of K_W lanes busy */
     K_FN(wf)(coef, state, K, kstride, data, frames, C, c, 2);
     K_FN(wf)(coef, state, K, kstride, data, frames, C, c + 2, 1);
-  } else
-    K_FN(cv)(coef, state, K, kstride, data, frames, C, c, (int) r);
+    return;
+  }
+#endif
+  K_FN(cv)(coef, state, K, kstride, data, frames, C, c, (int) r);
 }
 
-/* (unused where an instantiation only serves as a wider kernel's K_NARROW_RANGE) */
-__attribute__((unused)) static void K_NAME(const K_T *coef, K_T *state, double *hist, int K,
-                                           int kstride, K_IO *data, size_t frames, int channels)
+#ifdef K_NAME
+/* One frame through all sections in scalar arithmetic, recording each boundary's history. */
+static K_T K_FN(rec_frame)(const K_T *coef, K_T *st, int K, double *h, K_T v)
+{
+  for (int s = 0; s < K; s++) {
+    const K_T *c = coef + 5 * (size_t) s;
+    h[2 * s + 1] = h[2 * s];
+    h[2 * s] = (double) v;
+    const K_T y = K_SFMA(c[0], v, st[2 * s]);
+    st[2 * s] = K_SFMA(-c[3], y, K_SFMA(c[1], v, st[2 * s + 1]));
+    st[2 * s + 1] = K_SFMA(-c[4], y, c[2] * v);
+    v = y;
+  }
+  h[2 * K + 1] = h[2 * K];
+  h[2 * K] = (double) v;
+  return v;
+}
+
+/* The kernel (fx_kernel_t; declared in kernel.h). */
+void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride, K_IO *data,
+            size_t frames, int channels)
 {
   if (frames == 0 || channels <= 0)
     return;
@@ -734,17 +766,4 @@ __attribute__((unused)) static void K_NAME(const K_T *coef, K_T *state, double *
   fpmode_leave(&mode);
 }
 
-#undef K_NAME
-#undef K_SFX
-#undef K_IO
-#undef K_LOADIO
-#undef K_STOREIO
-#undef K_LOADIO_PART
-#undef K_STOREIO_PART
-#undef K_NARROW_RANGE
-#undef K_TB_PLAN
-#undef K_TB_TAB
-#undef K_TB_P0
-#undef K_TB_KMAX
-/* The type's operations (K_T ... K_SEL) stay defined for the next flavour of the same type;
- * kernel_simd_end.h undefines them. */
+#endif /* K_NAME */

@@ -60,7 +60,7 @@ static fx_tb_cache_t *cache_get(void)
   return c;
 }
 
-/* Builds Tt, P0 (double and float) from double coefficients: the cascade run with zero input from
+/* Builds Tt, P0 from the coefficients: the cascade run with zero input from
  * each unit state, in extended precision. */
 static void plan_build(fx_tb_plan_t *p, const double *cd)
 {
@@ -81,24 +81,18 @@ static void plan_build(fx_tb_plan_t *p, const double *cd)
       }
       const double t = (double) v;
       p->Tt[0][(size_t) m * FX_TB_B + (size_t) r] = t;
-      p->Ttf[0][(size_t) m * FX_TB_B + (size_t) r] = (float) t;
-      for (int c = 0; c < 2; c++) {
+      for (int c = 0; c < 2; c++)
         p->Tt[1][(size_t) m * 2 * FX_TB_B + 2 * (size_t) r + (size_t) c] = t;
-        p->Ttf[1][(size_t) m * 2 * FX_TB_B + 2 * (size_t) r + (size_t) c] = (float) t;
-      }
     }
     for (int i = 0; i < n2; i++) {
       p->P0[(size_t) i * (size_t) n2 + (size_t) m] = (double) z[i];
       p->pw[(size_t) i * (size_t) n2 + (size_t) m] = z[i];
     }
   }
-  for (size_t i = 0; i < (size_t) n2 * (size_t) n2; i++) {
-    p->P0f[i] = (float) p->P0[i];
-  }
   p->npow = 1;
 }
 
-static fx_tb_plan_t *plan_get(const double *cd, int K)
+fx_tb_plan_t *fx_tb_plan(const double *cd, int K)
 {
   if (K < 1 || K > FX_TB_KMAX)
     return NULL;
@@ -123,9 +117,8 @@ static fx_tb_plan_t *plan_get(const double *cd, int K)
   }
   const size_t n2 = 2 * (size_t) K;
   const size_t nT = (size_t) FX_TB_B * n2, nP = n2 * n2;
-  const size_t bytes = (3 * nT + nP) * sizeof(double) +
-                       (size_t) FX_TB_NPOW * nP * sizeof(long double) +
-                       (3 * nT + nP) * sizeof(float);
+  const size_t bytes =
+      (3 * nT + nP) * sizeof(double) + (size_t) FX_TB_NPOW * nP * sizeof(long double);
   if (!victim->mem) /* 64-byte aligned: the kernels load table rows as aligned vectors */
     victim->mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
   victim->used = 0;
@@ -139,30 +132,12 @@ static fx_tb_plan_t *plan_get(const double *cd, int K)
   p->Tt[1] = d + nT;
   p->P0 = d + 3 * nT;
   p->pw = (long double *) (p->P0 + nP);
-  p->Ttf[0] = (float *) (p->pw + (size_t) FX_TB_NPOW * nP);
-  p->Ttf[1] = p->Ttf[0] + nT;
-  p->P0f = p->Ttf[1] + 2 * nT;
   plan_build(p, cd);
   memcpy(victim->key, cd, nk);
   victim->K = K;
   victim->used = 1;
   victim->stamp = ++c->clock;
   return p;
-}
-
-fx_tb_plan_t *fx_tb_plan_d(const double *coef, int K)
-{
-  return plan_get(coef, K);
-}
-
-fx_tb_plan_t *fx_tb_plan_f(const float *coef, int K)
-{
-  if (K < 1 || K > FX_TB_KMAX)
-    return NULL;
-  double cd[5 * FX_TB_KMAX];
-  for (int i = 0; i < 5 * K; i++)
-    cd[i] = (double) coef[i];
-  return plan_get(cd, K);
 }
 
 void fx_tb_advance(fx_tb_plan_t *p, size_t q, double *s)

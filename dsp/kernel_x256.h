@@ -1,17 +1,18 @@
 /* gst-fx — the 256-bit instantiation of kernel_simd.h (internal to libfxdsp). Pure C11.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Included once by kernel_avx2.c (compiled with -mavx2 -mfma: 16 vector registers) and once by
- * kernel_avx512.c (compiled with AVX-512F/VL as well: the same 256-bit code, but the compiler has
- * 32 vector registers, so larger groups of sections keep their state and coefficients in
- * registers). Both instantiations do the same FMA arithmetic per lane, so their results are
- * bit-identical. Before including, define:
- *   K_X256_NAME(f)   the kernel function name for flavour f (f64, f32_d, f32_s)
+ * Included, one flavour per translation unit, by kernel_avx2_<flavour>.c (compiled with -mavx2
+ * -mfma: 16 vector registers) and by kernel_avx512n_<flavour>.c (compiled with AVX-512F/VL as
+ * well: the same 256-bit code, but the compiler has 32 vector registers, so larger groups of
+ * sections keep their state and coefficients in registers). Both instantiations do the same FMA
+ * arithmetic per lane, so their results are bit-identical. (A wavefront on 128-bit vectors, whose
+ * lane rotation stays within 128 bits, measured slower on Zen 4.) Before including, define:
+ *   K_NAME, K_RANGE  as kernel_simd.h (K_NAME only where the kernel function is wanted)
+ *   one of K_FLAVOUR_F64, K_FLAVOUR_F32_D, K_FLAVOUR_F32_S
  *   K_X256_CVG_D     sections per register-resident group, double arithmetic (4 lanes)
  *   K_X256_CVG_F     the same for float arithmetic (8 lanes)
- * It defines the three kernel functions (static) and their range functions fx_range_<name>. */
+ * F32 streams in double arithmetic (K_FLAVOUR_F32_D) get the time-block path (kernel.h). */
 #include "kernel.h"
-#include "kernel_tblock.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -30,27 +31,7 @@ static inline __m256i fx_avx2_mask64(int n)
   return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
 }
 
-/* Time-block transposes (kernel_simd.h K_TB_TR1 / K_TB_TR2): 8x8 floats, 4x4 doubles (or float
- * pairs), 2x2 double pairs. */
-static inline void fx_avx2_tr8x8_ps(__m256 *r)
-{
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
+/* Time-block transposes (kernel_simd.h K_TB_TR1 / K_TB_TR2): 4x4 doubles, 2x2 double pairs. */
 static inline void fx_avx2_tr4x4_pd(__m256d *r)
 {
   const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
@@ -60,15 +41,6 @@ static inline void fx_avx2_tr4x4_pd(__m256d *r)
   r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
   r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
 }
-static inline void fx_avx2_tr4x4_ps2(__m256 *r)
-{
-  __m256d d[4];
-  for (int i = 0; i < 4; i++)
-    d[i] = _mm256_castps_pd(r[i]);
-  fx_avx2_tr4x4_pd(d);
-  for (int i = 0; i < 4; i++)
-    r[i] = _mm256_castpd_ps(d[i]);
-}
 static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 {
   const __m256d a = _mm256_permute2f128_pd(r[0], r[1], 0x20);
@@ -77,10 +49,7 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
   r[1] = b;
 }
 
-#ifndef FX_TB_F32S
-#define FX_TB_F32S 0
-#endif
-
+#if defined(K_FLAVOUR_F64) || defined(K_FLAVOUR_F32_D)
 /* ---- double arithmetic: 4 lanes ---- */
 #define K_T double
 #define K_V __m256d
@@ -104,46 +73,26 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_WSEL_MAKE(l) _mm256_setr_epi32(2 * (l), 2 * (l) + 1, 0, 0, 0, 0, 0, 0)
 #define K_WEXTRACT(v, s)                                                                           \
   _mm256_cvtsd_f64(_mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), s)))
-#define K_TB_TR1(r) fx_avx2_tr4x4_pd(r)
-#define K_TB_TR2(r) fx_avx2_tr2x2_pd2(r)
-#define K_TB_BCAST2(p) _mm256_broadcast_pd((const __m128d *) (p))
 
-#define K_NAME K_X256_NAME(f64)
-#define K_SFX K_X256_NAME(f64)
+#if defined(K_FLAVOUR_F64)
 #define K_IO double
 #define K_LOADIO(p) _mm256_loadu_pd(p)
 #define K_STOREIO(p, v) _mm256_storeu_pd(p, v)
 #define K_LOADIO_PART(p, n) _mm256_maskload_pd(p, fx_avx2_mask64(n))
 #define K_STOREIO_PART(p, v, n) _mm256_maskstore_pd(p, fx_avx2_mask64(n), v)
-#define K_TB_PLAN(c, k) fx_tb_plan_d(c, k)
-#define K_TB_TAB(p) ((p)->Tt)
-#define K_TB_P0(p) ((p)->P0)
-/* F64 streams keep off the time-block path unless FX_TB_F64=1 at build time: DESIGN §3 holds
- * them to 1e-12 between buffer splits, and the block state correction of nearly repeated poles
- * near the unit circle does not meet that (measured, F64 stereo, random splits of >= 8192
- * frames, error / peak: Butterworth high-pass 20 Hz order 4 at 48 kHz 1.5e-12, 10 Hz order 8
- * 8.4e-12, a double pole at -0.999 8.8e-12, at -0.9999 3.7e-9). F32 streams in double
- * arithmetic stay on it: those errors are far below their output's rounding. */
-#ifndef FX_TB_F64
-#define FX_TB_F64 0
-#endif
-#define K_TB_KMAX(P) (FX_TB_F64 ? ((P) == 1 ? 10 : 12) : 0)
-#include "kernel_simd.h"
-
-#define K_NAME K_X256_NAME(f32_d)
-#define K_SFX K_X256_NAME(f32_d)
+#else
 #define K_IO float
 #define K_LOADIO(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
 #define K_STOREIO(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
 #define K_LOADIO_PART(p, n) _mm256_cvtps_pd(_mm_maskload_ps(p, fx_avx2_mask32x4(n)))
 #define K_STOREIO_PART(p, v, n) _mm_maskstore_ps(p, fx_avx2_mask32x4(n), _mm256_cvtpd_ps(v))
-#define K_TB_PLAN(c, k) fx_tb_plan_d(c, k)
-#define K_TB_TAB(p) ((p)->Tt)
-#define K_TB_P0(p) ((p)->P0)
-#define K_TB_KMAX(P) ((P) == 1 ? 10 : 12)
-#include "kernel_simd.h"
-#include "kernel_simd_end.h"
+#define K_TB 1
+#define K_TB_TR1(r) fx_avx2_tr4x4_pd(r)
+#define K_TB_TR2(r) fx_avx2_tr2x2_pd2(r)
+#define K_TB_BCAST2(p) _mm256_broadcast_pd((const __m128d *) (p))
+#endif
 
+#elif defined(K_FLAVOUR_F32_S)
 /* ---- float arithmetic: 8 lanes ---- */
 #define K_T float
 #define K_V __m256
@@ -166,28 +115,14 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_WSEL_T __m256i
 #define K_WSEL_MAKE(l) _mm256_set1_epi32(l)
 #define K_WEXTRACT(v, s) _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, s))
-#define K_TB_TR1(r) fx_avx2_tr8x8_ps(r)
-#define K_TB_TR2(r) fx_avx2_tr4x4_ps2(r)
-#define K_TB_BCAST2(p) _mm256_castpd_ps(_mm256_broadcast_sd((const double *) (p)))
 
-#define K_NAME K_X256_NAME(f32_s)
-#define K_SFX K_X256_NAME(f32_s)
 #define K_IO float
 #define K_LOADIO(p) _mm256_loadu_ps(p)
 #define K_STOREIO(p, v) _mm256_storeu_ps(p, v)
 #define K_LOADIO_PART(p, n) _mm256_maskload_ps(p, fx_avx2_mask32(n))
 #define K_STOREIO_PART(p, v, n) _mm256_maskstore_ps(p, fx_avx2_mask32(n), v)
-#define K_TB_PLAN(c, k) fx_tb_plan_f(c, k)
-#define K_TB_TAB(p) ((p)->Ttf)
-#define K_TB_P0(p) ((p)->P0f)
-/* The time-block path in float arithmetic is built but off unless FX_TB_F32S=1 at build time: its
- * results differ from the lanes/wavefront paths' by single precision's own rounding noise, which
- * for high-gain designs exceeds the 1e-5 F32 split bar of tests/python/test_streaming.py
- * (measured: 2.3e-5 on an 8th-order 200 Hz low-pass, stereo, precision=single). */
-#define K_TB_KMAX(P) (FX_TB_F32S ? 12 : 0)
-#include "kernel_simd.h"
-#include "kernel_simd_end.h"
+#else
+#error "define K_FLAVOUR_F64, K_FLAVOUR_F32_D or K_FLAVOUR_F32_S"
+#endif
 
-#undef K_X256_NAME
-#undef K_X256_CVG_D
-#undef K_X256_CVG_F
+#include "kernel_simd.h"

@@ -22,6 +22,7 @@
 #define GST_FX_MEDIA_H
 
 #include "gst-fx.h"
+#include "kernel.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/audio/audio.h>
@@ -30,12 +31,14 @@ G_BEGIN_DECLS
 
 /* Frames per buffer pushed into the fxchain, by `process` and `batch` alike. The CPU kernels are
  * bit-identical across channel counts and across any split of a stream into calls shorter than
- * 8192 frames; the only exception is the time-block path of the AVX2/AVX-512 kernels, taken for
- * 1 or 2 channels in calls of at least 8192 frames (dsp/kernel.h, "Requirements on every
- * implementation"). `batch` runs many channels at once, `process` often 1 or 2: with blocks of
- * 4096 frames both take the per-sample paths, so a file's output is the same bit for bit whether
- * it runs alone or stacked with others. */
+ * FX_KERNEL_SPLIT_EXACT_FRAMES; the only exception is the time-block path of the AVX2/AVX-512
+ * kernels, taken for 1 or 2 channels in longer calls (dsp/kernel.h, "Requirements on every
+ * implementation"). `batch` runs many channels at once, `process` often 1 or 2: with blocks
+ * shorter than that both take the per-sample paths, so a file's output is the same bit for bit
+ * whether it runs alone or stacked with others. */
 #define FX_BLOCK_FRAMES 4096
+_Static_assert(FX_BLOCK_FRAMES < FX_KERNEL_SPLIT_EXACT_FRAMES,
+               "blocks must stay off the kernels' time-block path (dsp/kernel.h)");
 
 /* What both commands share. */
 typedef struct {

@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__)
-#define FX_FIR_X86 1
-#endif
 #include "fir.h"
-#include "fir_kernel.h"
+#include "kernel.h"
 #include "fxcheck.h"
 
 static double gain_at(const double *h, size_t n, double f_norm) /* |H| at f (1 = Nyquist) */
@@ -229,18 +226,18 @@ static void test_engine(void)
  * larger m the vector ones. */
 static void test_rfft_kernels(void)
 {
-  const fx_fir_kernels_t *ks[3] = {&fx_fir_kernels_base, NULL, NULL};
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    ks[1] = &fx_fir_kernels_avx2;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && ks[1])
-    ks[2] = &fx_fir_kernels_avx512;
-#endif
+  /* the FIR sets of the instruction sets this CPU supports (kernel.h) */
+  const fx_fir_kernels_t *ks[8] = {NULL};
+  int nks = 0;
+  for (int i = 0; i < fx_isa_count() && nks < 8; i++) {
+    int seen = 0;
+    for (int j = 0; j < nks; j++)
+      seen |= ks[j] == fx_isa_get(i)->fir;
+    if (!seen)
+      ks[nks++] = fx_isa_get(i)->fir;
+  }
   rng_seed(11);
-  for (int ki = 0; ki < 3; ki++) {
-    if (!ks[ki])
-      continue;
+  for (int ki = 0; ki < nks; ki++) {
     for (size_t m = 1; m <= 2048; m *= 2) {
       size_t n = 2 * m, S = 2 * m + 16;
       double *x = fftw_malloc(n * sizeof *x), *ref = fftw_malloc((n + 2) * sizeof *ref);

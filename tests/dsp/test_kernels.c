@@ -15,7 +15,8 @@
  *   - hist == NULL gives the same output and state;
  *   - a cascade run as two section ranges (kstride) matches the whole (bit-identical where the
  *     I/O type is the arithmetic type);
- *   - the caller's MXCSR is restored; FX_KERNEL selection and fallback. */
+ *   - the caller's MXCSR is restored; the instruction-set table, FX_KERNEL selection and
+ *     fallback. The FIR sets' tests are in test_fir_kernels.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -389,28 +390,43 @@ static void test_mxcsr(const fx_kernel_t *kn)
 #endif
 }
 
+/* The instruction-set table (kernel.h) and the FX_KERNEL rule. */
 static void test_select(void)
 {
-  const int n = fx_kernel_count();
+  const int n = fx_isa_count();
   CHECK(n >= 1, "count %d", n);
-  CHECK(fx_kernel_get(n - 1) == &fx_kernel_scalar, "last kernel is not scalar");
-  CHECK(fx_kernel_get(n) == NULL && fx_kernel_get(-1) == NULL, "out of range");
-  unsetenv("FX_KERNEL");
-  CHECK(fx_kernel_select() == fx_kernel_get(0), "default is not the best");
+  CHECK(fx_isa_get(n - 1) && fx_isa_get(n - 1)->iir == &fx_kernel_scalar &&
+            fx_isa_get(n - 1)->fir == &fx_fir_kernels_scalar &&
+            strcmp(fx_isa_get(n - 1)->name, "scalar") == 0,
+        "last entry is not the scalar baseline");
+  CHECK(fx_isa_get(n) == NULL && fx_isa_get(-1) == NULL, "out of range");
   for (int i = 0; i < n; i++) {
-    setenv("FX_KERNEL", fx_kernel_get(i)->name, 1);
-    CHECK(fx_kernel_select() == fx_kernel_get(i), "FX_KERNEL=%s gives %s", fx_kernel_get(i)->name,
+    const fx_isa_t *isa = fx_isa_get(i);
+    CHECK(strcmp(isa->iir->name, isa->name) == 0, "entry %s: IIR set %s", isa->name,
+          isa->iir->name);
+    CHECK(strcmp(isa->fir->name, isa->name) == 0 ||
+              (strcmp(isa->name, "sse2") == 0 && isa->fir == &fx_fir_kernels_scalar),
+          "entry %s: FIR set %s", isa->name, isa->fir->name);
+    CHECK(isa->supported(), "entry %s listed but not supported", isa->name);
+  }
+  unsetenv("FX_KERNEL");
+  CHECK(fx_isa_select() == fx_isa_get(0), "default is not the best");
+  CHECK(fx_kernel_select() == fx_isa_get(0)->iir, "fx_kernel_select is not the best");
+  for (int i = 0; i < n; i++) {
+    setenv("FX_KERNEL", fx_isa_get(i)->name, 1);
+    CHECK(fx_isa_select() == fx_isa_get(i), "FX_KERNEL=%s gives %s", fx_isa_get(i)->name,
+          fx_isa_select()->name);
+    CHECK(fx_kernel_select() == fx_isa_get(i)->iir, "FX_KERNEL=%s: IIR %s", fx_isa_get(i)->name,
           fx_kernel_select()->name);
   }
   static const char *all[] = {"scalar", "sse2", "avx2", "avx512", "bogus", ""};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
     setenv("FX_KERNEL", all[i], 1);
-    const fx_kernel_t *k = fx_kernel_find(all[i]);
-    CHECK(fx_kernel_select() == (k ? k : fx_kernel_get(0)), "FX_KERNEL=%s: %s", all[i],
-          fx_kernel_select()->name);
+    const fx_isa_t *k = fx_isa_find(all[i]);
+    CHECK(fx_isa_select() == (k ? k : fx_isa_get(0)), "FX_KERNEL=%s: %s", all[i],
+          fx_isa_select()->name);
     if (!k)
-      printf("FX_KERNEL=%s not supported here: falls back to %s\n", all[i],
-             fx_kernel_select()->name);
+      printf("FX_KERNEL=%s not supported here: falls back to %s\n", all[i], fx_isa_select()->name);
   }
   unsetenv("FX_KERNEL");
 }
@@ -421,15 +437,15 @@ int main(void)
   static const int Ks[] = {0, 1, 2, 3, 4, 5, 8, 13, 16, 40};
   test_select();
   printf("kernels on this CPU:");
-  for (int i = 0; i < fx_kernel_count(); i++)
-    printf(" %s", fx_kernel_get(i)->name);
+  for (int i = 0; i < fx_isa_count(); i++)
+    printf(" %s", fx_isa_get(i)->name);
   printf("\n");
   static const char *names[] = {"sse2", "avx2", "avx512"};
   for (size_t i = 0; i < 3; i++)
-    if (!fx_kernel_find(names[i]))
+    if (!fx_isa_find(names[i]))
       printf("SKIP %s: not supported by this CPU (or not built)\n", names[i]);
-  for (int i = fx_kernel_count() - 1; i >= 0; i--) {
-    const fx_kernel_t *kn = fx_kernel_get(i);
+  for (int i = fx_isa_count() - 1; i >= 0; i--) {
+    const fx_kernel_t *kn = fx_isa_get(i)->iir;
     const int before = failures;
     memset(worst, 0, sizeof(worst));
     test_k0(kn);

@@ -74,8 +74,8 @@ int main(void)
       coeff[5 * s + j] = (float) v[j];
     }
   }
-  for (int ki = 0; ki < fx_kernel_count(); ki++) {
-    const fx_kernel_t *kern = fx_kernel_get(ki);
+  for (int ki = 0; ki < fx_isa_count(); ki++) {
+    const fx_kernel_t *kern = fx_isa_get(ki)->iir;
     for (size_t ci = 0; ci < sizeof chans / sizeof chans[0]; ci++) {
       const int C = chans[ci];
       const size_t N = (size_t) FRAMES * (size_t) C;
@@ -133,6 +133,6 @@ int main(void)
     CHECK(subnormal_f(gf, 1024) == 0, "gain f32: %d subnormal outputs", subnormal_f(gf, 1024));
     CHECK(CSR() == csr, "gain: floating-point mode not restored");
   }
-  printf("%d checks, %d failures (%d kernels)\n", checks, failures, fx_kernel_count());
+  printf("%d checks, %d failures (%d kernels)\n", checks, failures, fx_isa_count());
   return failures ? 1 : 0;
 }

@@ -12,12 +12,12 @@
  * come back clean (a zero buffer gives zeros). */
 #include "cascade.h"
 #include "fuzz.h"
+#include "kernel.h"
 #include "roots.h"
 
 #define MAX_K 12
-#define TB_MIN                                                                                     \
-  8192 /* kernel.h: calls of at least this many frames may take the time-block path                \
-        */
+/* kernel.h: calls of at least this many frames may take the time-block path */
+#define TB_MIN FX_KERNEL_SPLIT_EXACT_FRAMES
 
 typedef struct {
   fx_sos_t sos[MAX_K];
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
   }
 
-  /* F64 streams never take the time-block path (kernel_x256.h, FX_TB_F64): bit-identical. */
+  /* F64 streams never take the time-block path (kernel.h): bit-identical. */
   if (!long_call || fmt == FX_SAMPLE_F64) {
     FUZZ_CHECK(memcmp(y1, y2, n * bps) == 0, "split output differs (%zu frames, %d ch, %s)", frames,
                channels, fx_cascade_backend(c1));

@@ -1,11 +1,12 @@
-"""The SIMD SOS cascade kernels (dsp/kernel_*.c), each forced through FX_KERNEL, against
-scipy.signal.sosfilt, through the engine's ctypes wrapper.
+"""The CPU kernels of every instruction set (dsp/kernel.h's table: the SOS cascade kernels,
+dsp/kernel_*.c, and the FIR sets, dsp/fir_kernel_*.c), each forced through FX_KERNEL, against
+scipy.signal.sosfilt / lfilter and against the baseline "scalar" set, through ctypes.
 
 Run: FXDSP_LIB=<build>/tests/libfxdsp_py.so python3 -m pytest -q tests/python/test_kernels.py
 
-The engine picks its kernel (fx_kernel_select(), which reads FX_KERNEL at each call) when it is
-created, so each test sets FX_KERNEL before creating its engines. A kernel this CPU does not
-support is skipped with a SKIP line (the library falls back silently to the best one).
+An engine picks its instruction set (fx_isa_select(), which reads FX_KERNEL at each call) when it
+is created, so each test sets FX_KERNEL before creating its engines. An instruction set this CPU
+does not support is skipped with a SKIP line (the library falls back silently to the best one).
 """
 
 import ctypes
@@ -34,7 +35,7 @@ CHANNELS = (1, 2, 3, 8, 9, 17, 67)
 
 def _find(name):
     l = fc.lib()
-    f = l.fx_kernel_find
+    f = l.fx_isa_find
     f.restype = ctypes.c_void_p
     f.argtypes = [ctypes.c_char_p]
     return f(name.encode())
@@ -66,8 +67,8 @@ def engine(kernel_name, channels, dtype, prec, sos):
 
 def test_kernel_list_and_fallback(monkeypatch):
     l = fc.lib()
-    l.fx_kernel_count.restype = ctypes.c_int
-    n = l.fx_kernel_count()
+    l.fx_isa_count.restype = ctypes.c_int
+    n = l.fx_isa_count()
     names = [k for k in KERNELS if supported(k)]
     assert n == len(names) and "scalar" in names
     for k in KERNELS:
@@ -209,3 +210,76 @@ def test_long_split_within_design_bar(kernel, channels):
         e = rel_err(y2, y1)
         bar = 1e-12 if dtype == np.float64 else (1e-4 if prec == "single" else 2e-7)
         assert e <= bar, (dtype, prec, e)
+
+
+# ------------------------------------------------------------------------------------------------
+# FIR sets (dsp/fir_kernel.h) through the FIR engine (dsp/fir.h), each instruction set forced by
+# FX_KERNEL: against scipy.signal.lfilter and against the scalar set. The engine's method string
+# names the FIR set that runs: the instruction set's own, or the baseline's for sse2 (no FIR
+# code of its own: the baseline FIR code is SSE2 on x86-64).
+
+
+class FirOptions(ctypes.Structure):
+    _fields_ = [("method", ctypes.c_int), ("crossover", ctypes.c_size_t),
+                ("head", ctypes.c_size_t), ("factor", ctypes.c_size_t),
+                ("max_block", ctypes.c_size_t), ("fftw_measure", ctypes.c_int),
+                ("latency", ctypes.c_size_t)]
+
+
+FIR_METHODS = {"direct": 1, "partitioned": 2}
+
+
+def fir_filter(taps, x, method, split):
+    """x (frames, C) float32/float64 through a new FIR engine; returns (y, method string)."""
+    l = fc.lib()
+    l.fx_fir_engine_new.restype = ctypes.c_void_p
+    l.fx_fir_engine_new.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_size_t, ctypes.c_int,
+                                    ctypes.c_int, ctypes.POINTER(FirOptions),
+                                    ctypes.POINTER(ctypes.c_int)]
+    l.fx_fir_engine_process.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                        ctypes.c_size_t]
+    l.fx_fir_engine_method.restype = ctypes.c_char_p
+    l.fx_fir_engine_method.argtypes = [ctypes.c_void_p]
+    l.fx_fir_engine_free.argtypes = [ctypes.c_void_p]
+    h = np.ascontiguousarray(taps, dtype=np.float64)
+    opt = FirOptions(FIR_METHODS[method], 0, 0, 0, 0, 0, 0)
+    st = ctypes.c_int(0)
+    e = l.fx_fir_engine_new(h.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), len(h),
+                            x.shape[1], int(x.dtype == np.float64), ctypes.byref(opt),
+                            ctypes.byref(st))
+    assert e, "fx_fir_engine_new: status %d" % st.value
+    try:
+        y = np.ascontiguousarray(x.copy())
+        pos = 0
+        for n in split:
+            seg = y[pos:pos + n]
+            l.fx_fir_engine_process(e, seg.ctypes.data, seg.ctypes.data, n)
+            pos += n
+        assert pos == len(y)
+        return y, l.fx_fir_engine_method(e).decode()
+    finally:
+        l.fx_fir_engine_free(e)
+
+
+@pytest.mark.parametrize("method", sorted(FIR_METHODS))
+@pytest.mark.parametrize("channels", (1, 2, 3))
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_fir_set_matches_lfilter_and_scalar(kernel, method, channels, dtype, monkeypatch):
+    taps = sig.firwin(301, 3000, fs=FS)
+    frames = 6000
+    x = noise(frames, channels, seed=31 + channels, dtype=dtype)
+    split = random_split(frames, seed=7, hi=2000)
+    y, name = fir_filter(taps, x, method, split)
+    fir_set = "scalar" if kernel == "sse2" else kernel
+    assert name == "%s-%s" % (method, fir_set), name
+    ref = sig.lfilter(taps, 1.0, x.astype(np.float64), axis=0)
+    tol = 1e-12 if dtype == np.float64 else 1e-5  # test_fir.py's bars are 1e-10 and 1e-5
+    e = rel_err(y, ref)
+    assert e <= tol, "%s vs lfilter: %g" % (name, e)
+    monkeypatch.setenv("FX_KERNEL", "scalar")
+    ys, sname = fir_filter(taps, x, method, split)
+    assert sname == "%s-scalar" % method, sname
+    es = rel_err(y, ys)
+    assert es <= tol, "%s vs %s: %g" % (name, sname, es)
+    if fir_set == "scalar":
+        assert np.array_equal(y, ys), "%s: the same FIR set, not bit-identical" % name

@@ -3,32 +3,14 @@
  *
  * Instantiates kernel_simd.h with 128-bit vectors: 4 float lanes, 2 double lanes. Without FMA,
  * fma(a, b, c) is a*b rounded, then + c: the same operations, in the same order, as the scalar
- * kernel's, so this kernel's output is bit-identical to the scalar kernel's. */
+ * kernel's, so this kernel's output is bit-identical to the scalar kernel's.
+ *
+ * Included once by each of kernel_sse2_f64.c, kernel_sse2_f32_d.c and kernel_sse2_f32_s.c (one
+ * flavour per translation unit, so that they compile in parallel), which define K_NAME, K_RANGE
+ * and one of K_FLAVOUR_F64, K_FLAVOUR_F32_D, K_FLAVOUR_F32_S. */
 #include "kernel.h"
 
 #include <emmintrin.h>
-
-/* ---- double arithmetic: 2 lanes ---- */
-#define K_T double
-#define K_V __m128d
-#define K_W 2
-#define K_VM __m128d
-#define K_CVG 4
-#define K_WFM 4
-#define K_SET1(s) _mm_set1_pd(s)
-#define K_ZERO() _mm_setzero_pd()
-#define K_LOAD(p) _mm_load_pd(p)
-#define K_STORE(p, v) _mm_store_pd(p, v)
-#define K_FMA(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
-#define K_MUL(a, b) _mm_mul_pd(a, b)
-#define K_SFMA(a, b, c) fx_sse2_fmad(a, b, c)
-#define K_ROT(v) _mm_shuffle_pd(v, v, 1)
-#define K_INS0(a, b) _mm_move_sd(a, b)
-#define K_MASK(ki, lo, hi) _mm_and_pd(_mm_cmpgt_pd(ki, lo), _mm_cmple_pd(ki, hi))
-#define K_SEL(m, a, b) _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b))
-#define K_WSEL_T int
-#define K_WSEL_MAKE(l) (l)
-#define K_WEXTRACT(v, l) fx_sse2_lane_pd(v, l)
 
 /* a*b rounded, then + c (rounded): never contracted (the build uses -ffp-contract=off too). */
 static inline double fx_sse2_fmad(double a, double b, double c)
@@ -53,21 +35,40 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
   return o[l];
 }
 
-#define K_NAME sse2_f64
-#define K_SFX f64
+#if defined(K_FLAVOUR_F64) || defined(K_FLAVOUR_F32_D)
+/* ---- double arithmetic: 2 lanes ---- */
+#define K_T double
+#define K_V __m128d
+#define K_W 2
+#define K_VM __m128d
+#define K_CVG 4
+#define K_WFM 4
+#define K_SET1(s) _mm_set1_pd(s)
+#define K_ZERO() _mm_setzero_pd()
+#define K_LOAD(p) _mm_load_pd(p)
+#define K_STORE(p, v) _mm_store_pd(p, v)
+#define K_FMA(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
+#define K_MUL(a, b) _mm_mul_pd(a, b)
+#define K_SFMA(a, b, c) fx_sse2_fmad(a, b, c)
+#define K_ROT(v) _mm_shuffle_pd(v, v, 1)
+#define K_INS0(a, b) _mm_move_sd(a, b)
+#define K_MASK(ki, lo, hi) _mm_and_pd(_mm_cmpgt_pd(ki, lo), _mm_cmple_pd(ki, hi))
+#define K_SEL(m, a, b) _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b))
+#define K_WSEL_T int
+#define K_WSEL_MAKE(l) (l)
+#define K_WEXTRACT(v, l) fx_sse2_lane_pd(v, l)
+
+#if defined(K_FLAVOUR_F64)
 #define K_IO double
 #define K_LOADIO(p) _mm_loadu_pd(p)
 #define K_STOREIO(p, v) _mm_storeu_pd(p, v)
-#include "kernel_simd.h"
-
-#define K_NAME sse2_f32_d
-#define K_SFX f32d
+#else
 #define K_IO float
 #define K_LOADIO(p) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *) (p))))
 #define K_STOREIO(p, v) _mm_storel_epi64((__m128i *) (p), _mm_castps_si128(_mm_cvtpd_ps(v)))
-#include "kernel_simd.h"
-#include "kernel_simd_end.h"
+#endif
 
+#elif defined(K_FLAVOUR_F32_S)
 /* ---- float arithmetic: 4 lanes ---- */
 #define K_T float
 #define K_V __m128
@@ -90,17 +91,11 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
 #define K_WSEL_MAKE(l) (l)
 #define K_WEXTRACT(v, l) fx_sse2_lane_ps(v, l)
 
-#define K_NAME sse2_f32_s
-#define K_SFX f32s
 #define K_IO float
 #define K_LOADIO(p) _mm_loadu_ps(p)
 #define K_STOREIO(p, v) _mm_storeu_ps(p, v)
-#include "kernel_simd.h"
-#include "kernel_simd_end.h"
+#else
+#error "define K_FLAVOUR_F64, K_FLAVOUR_F32_D or K_FLAVOUR_F32_S"
+#endif
 
-const fx_kernel_t fx_kernel_sse2 = {
-    .name = "sse2",
-    .f64 = sse2_f64,
-    .f32_d = sse2_f32_d,
-    .f32_s = sse2_f32_s,
-};
+#include "kernel_simd.h"

@@ -1,0 +1,10 @@
+/* gst-fx — the AVX-512 kernel's 256-bit range function, F32 streams in double arithmetic
+ * (kernel_x256.h, the AVX2 kernel's code, compiled with the AVX-512 flags: 32 vector registers, so
+ * larger register-resident groups than AVX2's). Only fx_kernel_avx512_f32_d calls it
+ * (kernel_avx512.h). SPDX-License-Identifier: GPL-3.0-or-later */
+#define K_FLAVOUR_F32_D 1
+#define K_SFX avx512n_f32_d
+#define K_RANGE fx_range_avx512n_f32_d
+#define K_X256_CVG_D 4
+#define K_X256_CVG_F 8
+#include "kernel_x256.h"

@@ -1,0 +1,7 @@
+/* gst-fx — SSE2 SOS cascade kernel, F32 streams in float arithmetic (kernel_sse2.h; compiled with
+ * -msse2). SPDX-License-Identifier: GPL-3.0-or-later */
+#define K_FLAVOUR_F32_S 1
+#define K_NAME fx_kernel_sse2_f32_s
+#define K_SFX sse2_f32_s
+#define K_RANGE fx_range_sse2_f32_s
+#include "kernel_sse2.h"
