@@ -13,14 +13,15 @@
  * as hv[k * lanes + t] = hr[k - t] (0 outside 0..n-1) for k < n + lanes - 1 (see
  * fx_fir_kernels_t.lanes_*). Every y[i] is accumulated in the same order whatever i is, so
  * results do not depend on the block split. */
-typedef void fx_fir_dot_f32_fn(const float *hr, size_t n, const float *w, float *y, size_t len);
-typedef void fx_fir_dot_f64_fn(const double *hr, size_t n, const double *w, double *y, size_t len);
+typedef void fx_fir_dot_f32_fn_t(const float *hr, size_t n, const float *w, float *y, size_t len);
+typedef void fx_fir_dot_f64_fn_t(const double *hr, size_t n, const double *w, double *y,
+                                 size_t len);
 /* Stereo: deint2 splits n interleaved frames into the channels a and b; int2 interleaves a and
  * b into n frames of out, or adds them to out when add is non-zero. */
-typedef void fx_fir_deint2_f32_fn(const float *in, float *a, float *b, size_t n);
-typedef void fx_fir_deint2_f64_fn(const double *in, double *a, double *b, size_t n);
-typedef void fx_fir_int2_f32_fn(float *out, const float *a, const float *b, size_t n, int add);
-typedef void fx_fir_int2_f64_fn(double *out, const double *a, const double *b, size_t n, int add);
+typedef void fx_fir_deint2_f32_fn_t(const float *in, float *a, float *b, size_t n);
+typedef void fx_fir_deint2_f64_fn_t(const double *in, double *a, double *b, size_t n);
+typedef void fx_fir_int2_f32_fn_t(float *out, const float *a, const float *b, size_t n, int add);
+typedef void fx_fir_int2_f64_fn_t(double *out, const double *a, const double *b, size_t n, int add);
 
 /* Interleaved complex multiply-accumulate over n reals (n/2 complex values), summed over P
  * partitions: y[2j] = sum_p hd[2j] x[2j] + hs[2j] x[2j+1], y[2j+1] = sum_p hd[2j+1] x[2j+1] +
@@ -28,10 +29,10 @@ typedef void fx_fir_int2_f64_fn(double *out, const double *a, const double *b, s
  * and hs = hd + S = (-im, im) per bin, and its input spectrum at x = X + qS, q = (slot - p) mod P
  * (a ring of input spectra, newest at slot). y is overwritten; the terms of every element are
  * added in the order p = 0, 1, ... */
-typedef void fx_fir_cmac_f32_fn(float *y, const float *H, const float *X, size_t S, size_t P,
-                                size_t slot, size_t n);
-typedef void fx_fir_cmac_f64_fn(double *y, const double *H, const double *X, size_t S, size_t P,
-                                size_t slot, size_t n);
+typedef void fx_fir_cmac_f32_fn_t(float *y, const float *H, const float *X, size_t S, size_t P,
+                                  size_t slot, size_t n);
+typedef void fx_fir_cmac_f64_fn_t(double *y, const double *H, const double *X, size_t S, size_t P,
+                                  size_t slot, size_t n);
 
 /* The real-input FFT of 2m points of one channel from the m-point complex FFT of its samples
  * taken as m complex values (even + i odd), in place in x (2m + 2 reals): on entry x holds that
@@ -42,22 +43,22 @@ typedef void fx_fir_cmac_f64_fn(double *y, const double *H, const double *X, siz
  * tu, tv: the twiddles W^k = exp(-i pi k / m), k < m, as tu = (Im W^k, Im W^k) and
  * tv = (-Re W^k, Re W^k) per k. Only this one channel's data is used, so a channel's spectrum
  * never depends on another channel. */
-typedef void fx_fir_rfft_f32_fn(float *x, const float *tu, const float *tv, size_t m);
-typedef void fx_fir_rfft_f64_fn(double *x, const double *tu, const double *tv, size_t m);
+typedef void fx_fir_rfft_f32_fn_t(float *x, const float *tu, const float *tv, size_t m);
+typedef void fx_fir_rfft_f64_fn_t(double *x, const double *tu, const double *tv, size_t m);
 
 typedef struct {
   const char *name;         /* the instruction set's name (kernel.h), as in "direct-<name>" */
   int lanes_f32, lanes_f64; /* vector lanes: the layout of the dot kernels' hv */
-  fx_fir_dot_f32_fn *dot_f32;
-  fx_fir_dot_f64_fn *dot_f64;
-  fx_fir_deint2_f32_fn *deint2_f32;
-  fx_fir_deint2_f64_fn *deint2_f64;
-  fx_fir_int2_f32_fn *int2_f32;
-  fx_fir_int2_f64_fn *int2_f64;
-  fx_fir_cmac_f32_fn *cmac_f32;
-  fx_fir_cmac_f64_fn *cmac_f64;
-  fx_fir_rfft_f32_fn *r2c_post_f32, *c2r_pre_f32;
-  fx_fir_rfft_f64_fn *r2c_post_f64, *c2r_pre_f64;
+  fx_fir_dot_f32_fn_t *dot_f32;
+  fx_fir_dot_f64_fn_t *dot_f64;
+  fx_fir_deint2_f32_fn_t *deint2_f32;
+  fx_fir_deint2_f64_fn_t *deint2_f64;
+  fx_fir_int2_f32_fn_t *int2_f32;
+  fx_fir_int2_f64_fn_t *int2_f64;
+  fx_fir_cmac_f32_fn_t *cmac_f32;
+  fx_fir_cmac_f64_fn_t *cmac_f64;
+  fx_fir_rfft_f32_fn_t *r2c_post_f32, *c2r_pre_f32;
+  fx_fir_rfft_f64_fn_t *r2c_post_f64, *c2r_pre_f64;
 } fx_fir_kernels_t;
 
 /* Vector width in bytes of each instruction set's FIR code (fir_kernel_<isa>.c): lanes_f32 is a
@@ -73,37 +74,37 @@ extern const fx_fir_kernels_t fx_fir_kernels_avx2;
 extern const fx_fir_kernels_t fx_fir_kernels_avx512;
 
 /* Their methods (fir_kernel_<isa>.c). */
-fx_fir_dot_f32_fn fx_fir_scalar_dot_f32;
-fx_fir_dot_f64_fn fx_fir_scalar_dot_f64;
-fx_fir_deint2_f32_fn fx_fir_scalar_deint2_f32;
-fx_fir_deint2_f64_fn fx_fir_scalar_deint2_f64;
-fx_fir_int2_f32_fn fx_fir_scalar_int2_f32;
-fx_fir_int2_f64_fn fx_fir_scalar_int2_f64;
-fx_fir_cmac_f32_fn fx_fir_scalar_cmac_f32;
-fx_fir_cmac_f64_fn fx_fir_scalar_cmac_f64;
-fx_fir_rfft_f32_fn fx_fir_scalar_r2c_post_f32, fx_fir_scalar_c2r_pre_f32;
-fx_fir_rfft_f64_fn fx_fir_scalar_r2c_post_f64, fx_fir_scalar_c2r_pre_f64;
+fx_fir_dot_f32_fn_t fx_fir_scalar_dot_f32;
+fx_fir_dot_f64_fn_t fx_fir_scalar_dot_f64;
+fx_fir_deint2_f32_fn_t fx_fir_scalar_deint2_f32;
+fx_fir_deint2_f64_fn_t fx_fir_scalar_deint2_f64;
+fx_fir_int2_f32_fn_t fx_fir_scalar_int2_f32;
+fx_fir_int2_f64_fn_t fx_fir_scalar_int2_f64;
+fx_fir_cmac_f32_fn_t fx_fir_scalar_cmac_f32;
+fx_fir_cmac_f64_fn_t fx_fir_scalar_cmac_f64;
+fx_fir_rfft_f32_fn_t fx_fir_scalar_r2c_post_f32, fx_fir_scalar_c2r_pre_f32;
+fx_fir_rfft_f64_fn_t fx_fir_scalar_r2c_post_f64, fx_fir_scalar_c2r_pre_f64;
 
-fx_fir_dot_f32_fn fx_fir_avx2_dot_f32;
-fx_fir_dot_f64_fn fx_fir_avx2_dot_f64;
-fx_fir_deint2_f32_fn fx_fir_avx2_deint2_f32;
-fx_fir_deint2_f64_fn fx_fir_avx2_deint2_f64;
-fx_fir_int2_f32_fn fx_fir_avx2_int2_f32;
-fx_fir_int2_f64_fn fx_fir_avx2_int2_f64;
-fx_fir_cmac_f32_fn fx_fir_avx2_cmac_f32;
-fx_fir_cmac_f64_fn fx_fir_avx2_cmac_f64;
-fx_fir_rfft_f32_fn fx_fir_avx2_r2c_post_f32, fx_fir_avx2_c2r_pre_f32;
-fx_fir_rfft_f64_fn fx_fir_avx2_r2c_post_f64, fx_fir_avx2_c2r_pre_f64;
+fx_fir_dot_f32_fn_t fx_fir_avx2_dot_f32;
+fx_fir_dot_f64_fn_t fx_fir_avx2_dot_f64;
+fx_fir_deint2_f32_fn_t fx_fir_avx2_deint2_f32;
+fx_fir_deint2_f64_fn_t fx_fir_avx2_deint2_f64;
+fx_fir_int2_f32_fn_t fx_fir_avx2_int2_f32;
+fx_fir_int2_f64_fn_t fx_fir_avx2_int2_f64;
+fx_fir_cmac_f32_fn_t fx_fir_avx2_cmac_f32;
+fx_fir_cmac_f64_fn_t fx_fir_avx2_cmac_f64;
+fx_fir_rfft_f32_fn_t fx_fir_avx2_r2c_post_f32, fx_fir_avx2_c2r_pre_f32;
+fx_fir_rfft_f64_fn_t fx_fir_avx2_r2c_post_f64, fx_fir_avx2_c2r_pre_f64;
 
-fx_fir_dot_f32_fn fx_fir_avx512_dot_f32;
-fx_fir_dot_f64_fn fx_fir_avx512_dot_f64;
-fx_fir_deint2_f32_fn fx_fir_avx512_deint2_f32;
-fx_fir_deint2_f64_fn fx_fir_avx512_deint2_f64;
-fx_fir_int2_f32_fn fx_fir_avx512_int2_f32;
-fx_fir_int2_f64_fn fx_fir_avx512_int2_f64;
-fx_fir_cmac_f32_fn fx_fir_avx512_cmac_f32;
-fx_fir_cmac_f64_fn fx_fir_avx512_cmac_f64;
-fx_fir_rfft_f32_fn fx_fir_avx512_r2c_post_f32, fx_fir_avx512_c2r_pre_f32;
-fx_fir_rfft_f64_fn fx_fir_avx512_r2c_post_f64, fx_fir_avx512_c2r_pre_f64;
+fx_fir_dot_f32_fn_t fx_fir_avx512_dot_f32;
+fx_fir_dot_f64_fn_t fx_fir_avx512_dot_f64;
+fx_fir_deint2_f32_fn_t fx_fir_avx512_deint2_f32;
+fx_fir_deint2_f64_fn_t fx_fir_avx512_deint2_f64;
+fx_fir_int2_f32_fn_t fx_fir_avx512_int2_f32;
+fx_fir_int2_f64_fn_t fx_fir_avx512_int2_f64;
+fx_fir_cmac_f32_fn_t fx_fir_avx512_cmac_f32;
+fx_fir_cmac_f64_fn_t fx_fir_avx512_cmac_f64;
+fx_fir_rfft_f32_fn_t fx_fir_avx512_r2c_post_f32, fx_fir_avx512_c2r_pre_f32;
+fx_fir_rfft_f64_fn_t fx_fir_avx512_r2c_post_f64, fx_fir_avx512_c2r_pre_f64;
 
 #endif

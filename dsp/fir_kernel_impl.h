@@ -14,8 +14,8 @@
 /* fx_fir_<isa>_<x> */
 #define FIR_NAME(x) FIR_NAME2(FIR_ISA, x)
 
-typedef float fir_vf __attribute__((vector_size(FIR_VBYTES)));
-typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
+typedef float fx_fir_vf_t __attribute__((vector_size(FIR_VBYTES)));
+typedef double fx_fir_vd_t __attribute__((vector_size(FIR_VBYTES)));
 #define FIR_NF (FIR_VBYTES / 4)
 #define FIR_ND (FIR_VBYTES / 8)
 
@@ -32,14 +32,16 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
  * compiler's contraction settings). */
 #if defined(__FMA__) && FIR_VBYTES == 64 && defined(__AVX512F__)
 #include <immintrin.h>
-#define FIR_VFMA_f32(a, b, c) ((fir_vf) _mm512_fmadd_ps((__m512) (a), (__m512) (b), (__m512) (c)))
+#define FIR_VFMA_f32(a, b, c)                                                                      \
+  ((fx_fir_vf_t) _mm512_fmadd_ps((__m512) (a), (__m512) (b), (__m512) (c)))
 #define FIR_VFMA_f64(a, b, c)                                                                      \
-  ((fir_vd) _mm512_fmadd_pd((__m512d) (a), (__m512d) (b), (__m512d) (c)))
+  ((fx_fir_vd_t) _mm512_fmadd_pd((__m512d) (a), (__m512d) (b), (__m512d) (c)))
 #elif defined(__FMA__) && FIR_VBYTES == 32
 #include <immintrin.h>
-#define FIR_VFMA_f32(a, b, c) ((fir_vf) _mm256_fmadd_ps((__m256) (a), (__m256) (b), (__m256) (c)))
+#define FIR_VFMA_f32(a, b, c)                                                                      \
+  ((fx_fir_vf_t) _mm256_fmadd_ps((__m256) (a), (__m256) (b), (__m256) (c)))
 #define FIR_VFMA_f64(a, b, c)                                                                      \
-  ((fir_vd) _mm256_fmadd_pd((__m256d) (a), (__m256d) (b), (__m256d) (c)))
+  ((fx_fir_vd_t) _mm256_fmadd_pd((__m256d) (a), (__m256d) (b), (__m256d) (c)))
 #else
 #define FIR_VFMA_f32(a, b, c) ((a) * (b) + (c))
 #define FIR_VFMA_f64(a, b, c) ((a) * (b) + (c))
@@ -260,11 +262,11 @@ typedef double fir_vd __attribute__((vector_size(FIR_VBYTES)));
 #define FIR_FMA_f32 FIR_FMAF
 #define FIR_FMA_f64 FIR_FMA
 
-FIR_DEFINE_DOT(f32, float, fir_vf, FIR_NF)
-FIR_DEFINE_DOT(f64, double, fir_vd, FIR_ND)
+FIR_DEFINE_DOT(f32, float, fx_fir_vf_t, FIR_NF)
+FIR_DEFINE_DOT(f64, double, fx_fir_vd_t, FIR_ND)
 FIR_DEFINE_PLANAR(f32, float)
 FIR_DEFINE_PLANAR(f64, double)
-FIR_DEFINE_CMAC(f32, float, fir_vf, FIR_NF)
-FIR_DEFINE_CMAC(f64, double, fir_vd, FIR_ND)
-FIR_DEFINE_RFFT(f32, float, fir_vf, FIR_NF)
-FIR_DEFINE_RFFT(f64, double, fir_vd, FIR_ND)
+FIR_DEFINE_CMAC(f32, float, fx_fir_vf_t, FIR_NF)
+FIR_DEFINE_CMAC(f64, double, fx_fir_vd_t, FIR_ND)
+FIR_DEFINE_RFFT(f32, float, fx_fir_vf_t, FIR_NF)
+FIR_DEFINE_RFFT(f64, double, fx_fir_vd_t, FIR_ND)
