@@ -18,41 +18,24 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-const char *fx_fir_status_string(fx_fir_status_t st)
+const char *fx_fir_status_string(fx_status_t st)
 {
   switch (st) {
-  case FX_FIR_OK:
-    return "ok";
-  case FX_FIR_ERR_TAPS:
-    return "number of taps out of range";
-  case FX_FIR_ERR_EVEN_TAPS:
-    return "high-pass and band-reject designs need an odd number of taps";
-  case FX_FIR_ERR_RATE:
-    return "sample rate out of range";
-  case FX_FIR_ERR_CUTOFF:
-    return "cutoff out of range";
-  case FX_FIR_ERR_LOWER:
+  case FX_ERR_LOWER:
     return "lower-frequency out of range";
-  case FX_FIR_ERR_UPPER:
+  case FX_ERR_UPPER:
     return "upper-frequency out of range";
-  case FX_FIR_ERR_BAND:
+  case FX_ERR_BAND:
     return "lower-frequency must be below upper-frequency";
-  case FX_FIR_ERR_BETA:
-    return "kaiser-beta out of range";
-  case FX_FIR_ERR_MODE:
+  case FX_ERR_TYPE:
     return "unknown mode";
-  case FX_FIR_ERR_WINDOW:
-    return "unknown window";
-  case FX_FIR_ERR_NONFINITE:
+  case FX_ERR_NONFINITE:
     return "a tap is not finite";
-  case FX_FIR_ERR_SCALE:
-    return "the design has zero gain at its scaling frequency";
-  case FX_FIR_ERR_CHANNELS:
+  case FX_ERR_CHANNELS:
     return "channel count or format mismatch";
-  case FX_FIR_ERR_NOMEM:
-    return "out of memory";
+  default:
+    return fx_status_string(st);
   }
-  return "unknown status";
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -63,44 +46,44 @@ static int in_open_band(double f, double nyq)
   return isfinite(f) && f > 0.0 && f < nyq;
 }
 
-fx_fir_status_t fx_fir_spec_check(const fx_fir_spec_t *s)
+fx_status_t fx_fir_spec_check(const fx_fir_spec_t *s)
 {
   double nyq;
 
   if (!s)
-    return FX_FIR_ERR_MODE;
+    return FX_ERR_TYPE;
   if (s->num_taps < 1 || s->num_taps > FX_FIR_MAX_TAPS)
-    return FX_FIR_ERR_TAPS;
+    return FX_ERR_TAPS;
   if (!isfinite(s->rate) || s->rate <= 0.0)
-    return FX_FIR_ERR_RATE;
+    return FX_ERR_RATE;
   nyq = 0.5 * s->rate;
   switch (s->mode) {
   case FX_MODE_LOW_PASS:
   case FX_MODE_HIGH_PASS:
     if (!in_open_band(s->cutoff, nyq))
-      return FX_FIR_ERR_CUTOFF;
+      return FX_ERR_CUTOFF;
     break;
   case FX_MODE_BAND_PASS:
   case FX_MODE_BAND_REJECT:
     if (!in_open_band(s->lower, nyq))
-      return FX_FIR_ERR_LOWER;
+      return FX_ERR_LOWER;
     if (!in_open_band(s->upper, nyq))
-      return FX_FIR_ERR_UPPER;
+      return FX_ERR_UPPER;
     if (!(s->lower < s->upper))
-      return FX_FIR_ERR_BAND;
+      return FX_ERR_BAND;
     break;
   default:
-    return FX_FIR_ERR_MODE;
+    return FX_ERR_TYPE;
   }
   /* firwin: a filter that passes Nyquist needs a type I (odd-length) kernel. */
   if ((s->mode == FX_MODE_HIGH_PASS || s->mode == FX_MODE_BAND_REJECT) && s->num_taps % 2 == 0)
-    return FX_FIR_ERR_EVEN_TAPS;
+    return FX_ERR_EVEN_TAPS;
   if ((unsigned) s->window > FX_FIR_WINDOW_RECTANGULAR)
-    return FX_FIR_ERR_WINDOW;
+    return FX_ERR_WINDOW;
   if (s->window == FX_FIR_WINDOW_KAISER &&
       !(isfinite(s->beta) && s->beta >= 0.0 && s->beta <= FX_FIR_MAX_BETA))
-    return FX_FIR_ERR_BETA;
-  return FX_FIR_OK;
+    return FX_ERR_BETA;
+  return FX_OK;
 }
 
 double fx_fir_bessel_i0(double x)
@@ -128,19 +111,19 @@ static double linspace_pi(size_t i, size_t n)
   return (double) i * step + (-M_PI);
 }
 
-fx_fir_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, double *out)
+fx_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, double *out)
 {
   double a[3] = {0, 0, 0};
   int na = 0;
 
   if (n < 1 || !out)
-    return FX_FIR_ERR_TAPS;
+    return FX_ERR_TAPS;
   if (n == 1 || window == FX_FIR_WINDOW_RECTANGULAR) {
     if ((unsigned) window > FX_FIR_WINDOW_RECTANGULAR)
-      return FX_FIR_ERR_WINDOW;
+      return FX_ERR_WINDOW;
     for (size_t i = 0; i < n; i++)
       out[i] = 1.0;
-    return FX_FIR_OK;
+    return FX_OK;
   }
   switch (window) {
   case FX_FIR_WINDOW_HAMMING:
@@ -155,17 +138,17 @@ fx_fir_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, dou
   case FX_FIR_WINDOW_KAISER: {
     double alpha = 0.5 * (double) (n - 1), i0b;
     if (!(isfinite(beta) && beta >= 0.0 && beta <= FX_FIR_MAX_BETA))
-      return FX_FIR_ERR_BETA;
+      return FX_ERR_BETA;
     i0b = fx_fir_bessel_i0(beta);
     for (size_t i = 0; i < n; i++) {
       double r = ((double) i - alpha) / alpha;
       double t = 1.0 - r * r;
       out[i] = fx_fir_bessel_i0(beta * sqrt(t > 0.0 ? t : 0.0)) / i0b;
     }
-    return FX_FIR_OK;
+    return FX_OK;
   }
   default:
-    return FX_FIR_ERR_WINDOW;
+    return FX_ERR_WINDOW;
   }
   /* scipy.signal.windows.general_cosine: sum_k a_k cos(k * linspace(-pi, pi, n)). */
   for (size_t i = 0; i < n; i++) {
@@ -174,7 +157,7 @@ fx_fir_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, dou
       w += a[k] * cos((double) k * fac);
     out[i] = w;
   }
-  return FX_FIR_OK;
+  return FX_OK;
 }
 
 /* numpy.sinc */
@@ -184,17 +167,17 @@ static double np_sinc(double x)
   return sin(y) / y;
 }
 
-fx_fir_status_t fx_fir_design(const fx_fir_spec_t *s, double *taps)
+fx_status_t fx_fir_design(const fx_fir_spec_t *s, double *taps)
 {
-  fx_fir_status_t st = fx_fir_spec_check(s);
+  fx_status_t st = fx_fir_spec_check(s);
   double nyq, edges[4], alpha, scale_f, sum;
   int ne = 0;
   size_t n;
 
-  if (st != FX_FIR_OK)
+  if (st != FX_OK)
     return st;
   if (!taps)
-    return FX_FIR_ERR_TAPS;
+    return FX_ERR_TAPS;
   n = s->num_taps;
   nyq = 0.5 * s->rate;
   switch (s->mode) {
@@ -225,9 +208,9 @@ fx_fir_status_t fx_fir_design(const fx_fir_spec_t *s, double *taps)
   {
     double *w = malloc(n * sizeof *w);
     if (!w)
-      return FX_FIR_ERR_NOMEM;
+      return FX_ERR_NOMEM;
     st = fx_fir_window(s->window, s->beta, n, w);
-    if (st != FX_FIR_OK) {
+    if (st != FX_OK) {
       free(w);
       return st;
     }
@@ -247,20 +230,20 @@ fx_fir_status_t fx_fir_design(const fx_fir_spec_t *s, double *taps)
   for (size_t i = 0; i < n; i++)
     sum += taps[i] * cos(M_PI * ((double) i - alpha) * scale_f);
   if (!(isfinite(sum) && sum != 0.0))
-    return FX_FIR_ERR_SCALE;
+    return FX_ERR_SCALE;
   for (size_t i = 0; i < n; i++)
     taps[i] /= sum;
-  return FX_FIR_OK;
+  return FX_OK;
 }
 
-fx_fir_status_t fx_fir_check_taps(const double *taps, size_t n)
+fx_status_t fx_fir_check_taps(const double *taps, size_t n)
 {
   if (n < 1 || n > FX_FIR_MAX_TAPS || !taps)
-    return FX_FIR_ERR_TAPS;
+    return FX_ERR_TAPS;
   for (size_t i = 0; i < n; i++)
     if (!isfinite(taps[i]))
-      return FX_FIR_ERR_NONFINITE;
-  return FX_FIR_OK;
+      return FX_ERR_NONFINITE;
+  return FX_OK;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -384,11 +367,11 @@ struct fx_fir_engine {
 #undef FIR_FFTW
 
 fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, int is_f64,
-                                   const fx_fir_options_t *opt, fx_fir_status_t *status)
+                                   const fx_fir_options_t *opt, fx_status_t *status)
 {
   fx_fir_options_t o = {FX_FIR_METHOD_AUTO, 0, 0, 0, 0, -1, 0};
   size_t lat = 0;
-  fx_fir_status_t st = fx_fir_check_taps(taps, n);
+  fx_status_t st = fx_fir_check_taps(taps, n);
   fx_fir_engine_t *e = NULL;
   int partitioned;
   const fx_fir_kernels_t *k = fx_isa_select()->fir; /* kernel.h: the FX_KERNEL rule */
@@ -410,15 +393,15 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
     const char *m = getenv("FX_FIR_FFTW_MEASURE");
     o.fftw_measure = m && atoi(m) > 0;
   }
-  if (st == FX_FIR_OK && channels < 1)
-    st = FX_FIR_ERR_CHANNELS;
-  if (st == FX_FIR_OK) {
+  if (st == FX_OK && channels < 1)
+    st = FX_ERR_CHANNELS;
+  if (st == FX_OK) {
     /* sizes must be powers of two, head <= max_block */
     if ((o.head & (o.head - 1)) || (o.factor & (o.factor - 1)) || o.factor < 2 ||
         (o.max_block & (o.max_block - 1)) || o.max_block < o.head || o.head < 1)
-      st = FX_FIR_ERR_TAPS;
+      st = FX_ERR_TAPS;
   }
-  if (st == FX_FIR_OK) {
+  if (st == FX_OK) {
     /* A latency budget: a power-of-two block within it, at least 64 frames: the block that
      * measured fastest for the length (a quarter of the kernel rounded up to a power of two,
      * kept within 1024..2048: fewer, larger FFTs for short kernels, a few partitions for long
@@ -442,7 +425,7 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
       lat = 0;
     e = calloc(1, sizeof *e);
     if (!e)
-      st = FX_FIR_ERR_NOMEM;
+      st = FX_ERR_NOMEM;
   }
   if (e) {
     e->channels = channels;
@@ -452,7 +435,7 @@ fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, i
       st = fir_engine_init_f64(e, taps, n, channels, partitioned, lat, &o, k);
     else
       st = fir_engine_init_f32(e, taps, n, channels, partitioned, lat, &o, k);
-    if (st != FX_FIR_OK) {
+    if (st != FX_OK) {
       free(e);
       e = NULL;
     } else {
@@ -679,20 +662,20 @@ static size_t hist_floor(const fx_fir_stream_t *s, size_t frames)
   return frames > floor_frames ? frames : floor_frames;
 }
 
-fx_fir_status_t fx_fir_stream_set_engine(fx_fir_stream_t *s, fx_fir_engine_t *e, int immediate)
+fx_status_t fx_fir_stream_set_engine(fx_fir_stream_t *s, fx_fir_engine_t *e, int immediate)
 {
   if (!s || !e)
-    return FX_FIR_ERR_CHANNELS;
+    return FX_ERR_CHANNELS;
   if (e->channels != s->channels || e->is_f64 != s->is_f64) {
     fx_fir_engine_free(e);
-    return FX_FIR_ERR_CHANNELS;
+    return FX_ERR_CHANNELS;
   }
   /* The history kept is at least taps - 1 frames of the largest engine so far, and at least
    * FIR_HIST_SAMPLES samples (up to 16384 frames), so that a kernel that grows also starts with
    * its full history (a longer one lacks the oldest part until it has run that long). */
   if (!hist_reserve(s, hist_floor(s, e->taps - 1))) {
     fx_fir_engine_free(e);
-    return FX_FIR_ERR_NOMEM;
+    return FX_ERR_NOMEM;
   }
   if (!s->cur || immediate) {
     prime(s, e);
@@ -702,12 +685,12 @@ fx_fir_status_t fx_fir_stream_set_engine(fx_fir_stream_t *s, fx_fir_engine_t *e,
     s->next = s->pending = NULL;
     s->cur = e;
     s->switches++;
-    return FX_FIR_OK;
+    return FX_OK;
   }
   /* queued: primed when its fade starts (the history is then up to date) */
   fx_fir_engine_free(s->pending);
   s->pending = e;
-  return FX_FIR_OK;
+  return FX_OK;
 }
 
 void fx_fir_stream_reset(fx_fir_stream_t *s)
@@ -747,15 +730,14 @@ void fx_fir_stream_reset(fx_fir_stream_t *s)
 FIR_DEFINE_MIX(f32, float)
 FIR_DEFINE_MIX(f64, double)
 
-fx_fir_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *vin, void *vout,
-                                      size_t frames)
+fx_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *vin, void *vout, size_t frames)
 {
   const unsigned char *in = vin;
   unsigned char *out = vout;
 
   if (!s->cur) {
     memset(out, 0, frames * s->bpf);
-    return FX_FIR_ERR_NOMEM;
+    return FX_ERR_NOMEM;
   }
   while (frames > 0) {
     size_t n;
@@ -768,7 +750,7 @@ fx_fir_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *vin, void 
     if (!s->next) {
       hist_push(s, in, frames);
       fx_fir_engine_process(s->cur, in, out, frames);
-      return FX_FIR_OK;
+      return FX_OK;
     }
     n = s->fade_frames - s->fade_pos;
     if (n > frames)
@@ -798,7 +780,7 @@ fx_fir_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *vin, void 
     out += n * s->bpf;
     frames -= n;
   }
-  return FX_FIR_OK;
+  return FX_OK;
 }
 
 const fx_fir_engine_t *fx_fir_stream_engine(const fx_fir_stream_t *s)

@@ -21,26 +21,9 @@ typedef enum {
   FX_FIR_WINDOW_RECTANGULAR,
 } fx_fir_window_t;
 
-typedef enum {
-  FX_FIR_OK = 0,
-  FX_FIR_ERR_TAPS,      /* number of taps outside 1..FX_FIR_MAX_TAPS */
-  FX_FIR_ERR_EVEN_TAPS, /* high-pass / band-reject need an odd number of taps (gain at Nyquist) */
-  FX_FIR_ERR_RATE,      /* rate not finite or <= 0 */
-  FX_FIR_ERR_CUTOFF,    /* cutoff not inside (0, rate/2) */
-  FX_FIR_ERR_LOWER,     /* lower-frequency not inside (0, rate/2) */
-  FX_FIR_ERR_UPPER,     /* upper-frequency not inside (0, rate/2) */
-  FX_FIR_ERR_BAND,      /* lower-frequency >= upper-frequency */
-  FX_FIR_ERR_BETA,      /* kaiser-beta not inside [0, FX_FIR_MAX_BETA] */
-  FX_FIR_ERR_MODE,      /* unknown mode */
-  FX_FIR_ERR_WINDOW,    /* unknown window */
-  FX_FIR_ERR_NONFINITE, /* a tap is NaN or Inf */
-  FX_FIR_ERR_SCALE,     /* the design's gain at the scaling frequency is zero (cannot normalise) */
-  FX_FIR_ERR_CHANNELS,  /* channels < 1 */
-  FX_FIR_ERR_NOMEM,     /* out of memory or FFTW could not plan */
-} fx_fir_status_t;
-
-/* Human-readable text of a status. Never NULL. */
-const char *fx_fir_status_string(fx_fir_status_t st);
+/* Human-readable text of a status (dsp/status.h), in the FIR elements' property names where they
+ * differ from fx_status_string(). Never NULL. */
+const char *fx_fir_status_string(fx_status_t st);
 
 #define FX_FIR_MAX_TAPS ((size_t) 1 << 20)
 #define FX_FIR_MAX_BETA 100.0
@@ -56,23 +39,23 @@ typedef struct {
   double beta; /* Kaiser window's beta */
 } fx_fir_spec_t;
 
-/* Validates the parameters the spec's mode and window use; FX_FIR_OK or the first error. */
-fx_fir_status_t fx_fir_spec_check(const fx_fir_spec_t *spec);
+/* Validates the parameters the spec's mode and window use; FX_OK or the first error. */
+fx_status_t fx_fir_spec_check(const fx_fir_spec_t *spec);
 
 /* Windowed-sinc design with the semantics of scipy.signal.firwin(num_taps, cutoff(s),
  * window=..., pass_zero=..., scale=True, fs=rate): low-pass is pass_zero=True with [cutoff],
  * high-pass pass_zero=False with [cutoff], band-pass pass_zero=False with [lower, upper],
  * band-reject pass_zero=True with [lower, upper]. Writes num_taps taps. */
-fx_fir_status_t fx_fir_design(const fx_fir_spec_t *spec, double *taps);
+fx_status_t fx_fir_design(const fx_fir_spec_t *spec, double *taps);
 
 /* The symmetric window of n points (scipy.signal.get_window(..., fftbins=False)). */
-fx_fir_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, double *out);
+fx_status_t fx_fir_window(fx_fir_window_t window, double beta, size_t n, double *out);
 
 /* Modified Bessel function of the first kind, order 0 (for the Kaiser window). */
 double fx_fir_bessel_i0(double x);
 
-/* FX_FIR_OK when 1 <= n <= FX_FIR_MAX_TAPS and every tap is finite. */
-fx_fir_status_t fx_fir_check_taps(const double *taps, size_t n);
+/* FX_OK when 1 <= n <= FX_FIR_MAX_TAPS and every tap is finite. */
+fx_status_t fx_fir_check_taps(const double *taps, size_t n);
 
 /* ---------------------------------------------------------------------------------------------
  * Convolution engine: one fixed kernel, C interleaved channels, F32 or F64 samples. Output is
@@ -125,7 +108,7 @@ typedef struct fx_fir_engine fx_fir_engine_t;
  * shared), so call it outside a real-time thread when possible. NULL on error (*status says
  * why; status may be NULL). opt may be NULL for the defaults. */
 fx_fir_engine_t *fx_fir_engine_new(const double *taps, size_t n, int channels, int is_f64,
-                                   const fx_fir_options_t *opt, fx_fir_status_t *status);
+                                   const fx_fir_options_t *opt, fx_status_t *status);
 void fx_fir_engine_free(fx_fir_engine_t *e);
 /* Clears the history (zero input before the next sample). */
 void fx_fir_engine_reset(fx_fir_engine_t *e);
@@ -152,12 +135,12 @@ fx_fir_stream_t *fx_fir_stream_new(int channels, int is_f64, size_t fade_frames)
 void fx_fir_stream_free(fx_fir_stream_t *s);
 /* Takes ownership of e (same channels/format as the stream). The first engine, or any engine
  * when `immediate` is set, applies at once without a fade (e.g. after a reset). Returns
- * FX_FIR_ERR_CHANNELS (and frees e) on a shape mismatch, FX_FIR_ERR_NOMEM on allocation failure. */
-fx_fir_status_t fx_fir_stream_set_engine(fx_fir_stream_t *s, fx_fir_engine_t *e, int immediate);
+ * FX_ERR_CHANNELS (and frees e) on a shape mismatch, FX_ERR_NOMEM on allocation failure. */
+fx_status_t fx_fir_stream_set_engine(fx_fir_stream_t *s, fx_fir_engine_t *e, int immediate);
 /* Clears all history (flush, new stream); a pending engine becomes the current one. */
 void fx_fir_stream_reset(fx_fir_stream_t *s);
-/* FX_FIR_OK, or FX_FIR_ERR_NOMEM when no engine has been set (output is then silence). */
-fx_fir_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *in, void *out, size_t frames);
+/* FX_OK, or FX_ERR_NOMEM when no engine has been set (output is then silence). */
+fx_status_t fx_fir_stream_process(fx_fir_stream_t *s, const void *in, void *out, size_t frames);
 /* The engine that runs now (the one fading in during a fade), or NULL. */
 const fx_fir_engine_t *fx_fir_stream_engine(const fx_fir_stream_t *s);
 /* Kernel changes completed (fades finished or immediate switches) since creation. */

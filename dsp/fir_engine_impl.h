@@ -286,15 +286,15 @@ static void FE(fir_process)(void *impl, const void *vin, void *vout, size_t fram
 
 static const fir_engine_ops_t FE(fir_ops) = {FE(fir_process), FE(fir_reset), FE(fir_destroy)};
 
-static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *taps, size_t n,
-                                           int channels, int partitioned, size_t lat,
-                                           const fx_fir_options_t *o, const fx_fir_kernels_t *k)
+static fx_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *taps, size_t n,
+                                       int channels, int partitioned, size_t lat,
+                                       const fx_fir_options_t *o, const fx_fir_kernels_t *k)
 {
   FE(fir_impl_t) *f = calloc(1, sizeof *f);
   size_t maxB = 0;
 
   if (!f)
-    return FX_FIR_ERR_NOMEM;
+    return FX_ERR_NOMEM;
   f->channels = channels;
   f->dot = k->FE(dot);
   f->cmac = k->FE(cmac);
@@ -391,11 +391,11 @@ static fx_fir_status_t FE(fir_engine_init)(fx_fir_engine_t *e, const double *tap
   e->latency = lat;
   (void) n0;
   FE(fir_reset)(f);
-  return FX_FIR_OK;
+  return FX_OK;
 
 nomem:
   FE(fir_destroy)(f);
-  return FX_FIR_ERR_NOMEM;
+  return FX_ERR_NOMEM;
 }
 
 #undef FE

@@ -47,6 +47,16 @@ const char *fx_status_string(fx_status_t status)
     return "channel count out of range";
   case FX_ERR_ARG:
     return "missing argument";
+  case FX_ERR_TAPS:
+    return "number of taps out of range";
+  case FX_ERR_EVEN_TAPS:
+    return "high-pass and band-reject designs need an odd number of taps";
+  case FX_ERR_BETA:
+    return "kaiser-beta out of range";
+  case FX_ERR_WINDOW:
+    return "unknown window";
+  case FX_ERR_SCALE:
+    return "the design has zero gain at its scaling frequency";
   }
   return "unknown status";
 }

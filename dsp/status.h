@@ -34,6 +34,11 @@ typedef enum {
   FX_ERR_NOMEM,       /* an allocation failed */
   FX_ERR_CHANNELS,    /* channel count out of range */
   FX_ERR_ARG,         /* a required argument is missing (NULL object or array) */
+  FX_ERR_TAPS,        /* FIR: number of taps out of range */
+  FX_ERR_EVEN_TAPS,   /* FIR: high-pass / band-reject need an odd number of taps */
+  FX_ERR_BETA,        /* FIR: kaiser-beta out of range */
+  FX_ERR_WINDOW,      /* FIR: unknown window */
+  FX_ERR_SCALE,       /* FIR: the design's gain at the scaling frequency is zero */
 } fx_status_t;
 
 /* Human-readable name of a status, e.g. "cutoff out of range". Never NULL. */

@@ -169,7 +169,7 @@ static const GstFxPropField fir_fields[] = {
 static double *taps_locked(GstFxFir *self, gint rate, size_t *n_taps, gchar **error)
 {
   fx_fir_spec_t spec;
-  fx_fir_status_t st;
+  fx_status_t st;
   double *taps, nyq = 0.5 * rate;
 
   if (self->kernel) {
@@ -186,38 +186,38 @@ static double *taps_locked(GstFxFir *self, gint rate, size_t *n_taps, gchar **er
   spec.beta = self->beta;
   st = fx_fir_spec_check(&spec);
   switch (st) {
-  case FX_FIR_OK:
+  case FX_OK:
     break;
-  case FX_FIR_ERR_CUTOFF:
+  case FX_ERR_CUTOFF:
     *error = g_strdup_printf("cutoff=%g Hz is out of range at %d Hz: must be inside (0, %g) Hz",
                              self->cutoff, rate, nyq);
     return NULL;
-  case FX_FIR_ERR_LOWER:
+  case FX_ERR_LOWER:
     *error =
         g_strdup_printf("lower-frequency=%g Hz is out of range at %d Hz: must be inside (0, %g) Hz",
                         self->lower, rate, nyq);
     return NULL;
-  case FX_FIR_ERR_UPPER:
+  case FX_ERR_UPPER:
     *error =
         g_strdup_printf("upper-frequency=%g Hz is out of range at %d Hz: must be inside (0, %g) Hz",
                         self->upper, rate, nyq);
     return NULL;
-  case FX_FIR_ERR_BAND:
+  case FX_ERR_BAND:
     *error = g_strdup_printf("lower-frequency=%g Hz must be below upper-frequency=%g Hz",
                              self->lower, self->upper);
     return NULL;
-  case FX_FIR_ERR_EVEN_TAPS:
+  case FX_ERR_EVEN_TAPS:
     *error = g_strdup_printf("num-taps=%d must be odd for mode=%s (the filter passes Nyquist); "
                              "allowed: odd values in 1..%d",
                              self->num_taps,
                              self->mode == FX_MODE_HIGH_PASS ? "high-pass" : "band-reject",
                              (int) FX_FIR_MAX_TAPS - 1);
     return NULL;
-  case FX_FIR_ERR_TAPS:
+  case FX_ERR_TAPS:
     *error = g_strdup_printf("num-taps=%d is out of range: must be 1..%d", self->num_taps,
                              (int) FX_FIR_MAX_TAPS);
     return NULL;
-  case FX_FIR_ERR_BETA:
+  case FX_ERR_BETA:
     *error = g_strdup_printf("kaiser-beta=%g is out of range: must be 0..%g", self->beta,
                              FX_FIR_MAX_BETA);
     return NULL;
@@ -228,7 +228,7 @@ static double *taps_locked(GstFxFir *self, gint rate, size_t *n_taps, gchar **er
   }
   taps = g_new(double, spec.num_taps);
   st = fx_fir_design(&spec, taps);
-  if (st != FX_FIR_OK) {
+  if (st != FX_OK) {
     g_free(taps);
     *error =
         g_strdup_printf("cannot design the filter at %d Hz: %s", rate, fx_fir_status_string(st));
@@ -242,7 +242,7 @@ static fx_fir_engine_t *build_engine(const double *taps, size_t n, gint channels
                                      gint method, gint max_latency, gchar **error)
 {
   fx_fir_options_t opt = {(fx_fir_method_t) method, 0, 0, 0, 0, -1, (size_t) max_latency};
-  fx_fir_status_t st;
+  fx_status_t st;
   fx_fir_engine_t *e = fx_fir_engine_new(taps, n, channels, is_f64, &opt, &st);
 
   if (!e)
@@ -612,7 +612,7 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
     return FALSE;
   }
   stream = fx_fir_stream_new(channels, is_f64, MAX(1, (size_t) lround(rate * FADE_SECONDS)));
-  if (!stream || fx_fir_stream_set_engine(stream, e, TRUE) != FX_FIR_OK) {
+  if (!stream || fx_fir_stream_set_engine(stream, e, TRUE) != FX_OK) {
     if (!stream)
       fx_fir_engine_free(e);
     fx_fir_stream_free(stream);
@@ -795,7 +795,7 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
      * sample; once audio has run, it is crossfaded in. The setter hands the engine over before
      * its set_property returns, so a setting made before the first buffer is always seen here,
      * whichever thread made it. */
-    if (fx_fir_stream_set_engine(self->stream, pending, !self->flowed) != FX_FIR_OK)
+    if (fx_fir_stream_set_engine(self->stream, pending, !self->flowed) != FX_OK)
       GST_WARNING_OBJECT(self, "new kernel could not be installed (shape or memory)");
   }
   if (!gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {

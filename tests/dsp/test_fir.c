@@ -39,7 +39,7 @@ static void test_design(void)
   for (int w = 0; w <= FX_FIR_WINDOW_RECTANGULAR; w++) {
     for (size_t n = 1; n < 40; n += 3) {
       double win[40];
-      CHECK(fx_fir_window((fx_fir_window_t) w, 5.0, n, win) == FX_FIR_OK, "window %d", w);
+      CHECK(fx_fir_window((fx_fir_window_t) w, 5.0, n, win) == FX_OK, "window %d", w);
       for (size_t i = 0; i < n; i++)
         CHECK(fabs(win[i] - win[n - 1 - i]) < 1e-15, "window %d symmetric", w);
       if (n > 1 && (w == FX_FIR_WINDOW_HANN || w == FX_FIR_WINDOW_BLACKMAN))
@@ -62,15 +62,14 @@ static void test_design(void)
     for (int w = 0; w <= FX_FIR_WINDOW_RECTANGULAR; w++)
       for (size_t n = 1; n <= 1001; n = n * 3 + 2) {
         fx_fir_spec_t s = {modes[m], n, 48000.0, 3000.0, 2000.0, 9000.0, (fx_fir_window_t) w, 6.0};
-        fx_fir_status_t st = fx_fir_design(&s, h);
+        fx_status_t st = fx_fir_design(&s, h);
         int needs_odd = modes[m] == FX_MODE_HIGH_PASS || modes[m] == FX_MODE_BAND_REJECT;
         if (needs_odd && n % 2 == 0) {
-          CHECK(st == FX_FIR_ERR_EVEN_TAPS, "even taps refused for mode %d", m);
+          CHECK(st == FX_ERR_EVEN_TAPS, "even taps refused for mode %d", m);
           continue;
         }
-        CHECK(st == FX_FIR_OK, "design mode %d window %d n %zu: %s", m, w, n,
-              fx_fir_status_string(st));
-        if (st != FX_FIR_OK)
+        CHECK(st == FX_OK, "design mode %d window %d n %zu: %s", m, w, n, fx_fir_status_string(st));
+        if (st != FX_OK)
           continue;
         for (size_t i = 0; i < n; i++)
           CHECK(fabs(h[i] - h[n - 1 - i]) < 1e-15, "linear phase");
@@ -94,16 +93,16 @@ static void test_design(void)
 
   {
     fx_fir_spec_t s = {FX_MODE_LOW_PASS, 31, 48000.0, 24000.0, 0, 0, 0, 0};
-    CHECK(fx_fir_spec_check(&s) == FX_FIR_ERR_CUTOFF, "cutoff at Nyquist refused");
+    CHECK(fx_fir_spec_check(&s) == FX_ERR_CUTOFF, "cutoff at Nyquist refused");
     s.mode = FX_MODE_BAND_PASS, s.lower = 5000, s.upper = 4000;
-    CHECK(fx_fir_spec_check(&s) == FX_FIR_ERR_BAND, "lower >= upper refused");
+    CHECK(fx_fir_spec_check(&s) == FX_ERR_BAND, "lower >= upper refused");
     s.lower = 100, s.window = FX_FIR_WINDOW_KAISER, s.beta = -1;
-    CHECK(fx_fir_spec_check(&s) == FX_FIR_ERR_BETA, "negative beta refused");
+    CHECK(fx_fir_spec_check(&s) == FX_ERR_BETA, "negative beta refused");
     s.beta = 1, s.num_taps = 0;
-    CHECK(fx_fir_spec_check(&s) == FX_FIR_ERR_TAPS, "0 taps refused");
+    CHECK(fx_fir_spec_check(&s) == FX_ERR_TAPS, "0 taps refused");
     double bad[2] = {1.0, NAN};
-    CHECK(fx_fir_check_taps(bad, 2) == FX_FIR_ERR_NONFINITE, "NaN tap refused");
-    CHECK(fx_fir_check_taps(bad, 0) == FX_FIR_ERR_TAPS, "empty kernel refused");
+    CHECK(fx_fir_check_taps(bad, 2) == FX_ERR_NONFINITE, "NaN tap refused");
+    CHECK(fx_fir_check_taps(bad, 0) == FX_ERR_TAPS, "empty kernel refused");
   }
 }
 
@@ -163,7 +162,7 @@ static void test_engine(void)
       rn = sqrt(rn);
       for (int method = FX_FIR_METHOD_DIRECT; method <= FX_FIR_METHOD_PARTITIONED; method++) {
         fx_fir_options_t o = {(fx_fir_method_t) method, 0, 0, 0, 0, 0, 0};
-        fx_fir_status_t st;
+        fx_status_t st;
         fx_fir_engine_t *e = fx_fir_engine_new(h, n, C, 1, &o, &st);
         CHECK(e != NULL, "engine %zu taps: %s", n, fx_fir_status_string(st));
         if (!e)
@@ -425,10 +424,10 @@ static void test_stream(void)
   for (size_t i = 0; i < frames * (size_t) C; i++)
     x[i] = rng_uniform();
   fx_fir_stream_t *s = fx_fir_stream_new(C, 1, fade);
-  CHECK(fx_fir_stream_set_engine(s, fx_fir_engine_new(h1, 31, C, 1, NULL, NULL), 0) == FX_FIR_OK,
+  CHECK(fx_fir_stream_set_engine(s, fx_fir_engine_new(h1, 31, C, 1, NULL, NULL), 0) == FX_OK,
         "first engine");
   fx_fir_stream_process(s, x, y, 1000);
-  CHECK(fx_fir_stream_set_engine(s, fx_fir_engine_new(h2, 301, C, 1, NULL, NULL), 0) == FX_FIR_OK,
+  CHECK(fx_fir_stream_set_engine(s, fx_fir_engine_new(h2, 301, C, 1, NULL, NULL), 0) == FX_OK,
         "second engine");
   CHECK(fx_fir_engine_taps(fx_fir_stream_engine(s)) == 31, "queued until the next buffer");
   fx_fir_stream_process(s, x + 1000 * C, y + 1000 * C, 100);
