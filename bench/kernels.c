@@ -104,13 +104,24 @@ FX_FMA_RATE(fma_rate_512, "avx512f,fma", __m512, _mm512, "+v")
 enum { FL_F32S, FL_F32D, FL_F64 };
 static const char *fl_names[] = {"f32_s", "f32_d", "f64"};
 
+/* --chunk: the chunked kernels (kernel_chunk.h), with the sections' tables and the records. */
+static int use_chunk;
+static fx_chunk_sec_t *ck_ps;
+static fx_chunk_rec_t *ck_rec;
+
 /* Times `calls` kernel calls on one buffer; returns seconds. */
 static double run(const fx_kernel_t *kn, int fl, const double *coef, const float *coef_f,
                   void *state, double *hist, int K, void *data, size_t frames, int C, long calls)
 {
   const double t0 = now_s();
   for (long i = 0; i < calls; i++) {
-    if (fl == FL_F64)
+    if (use_chunk && fl == FL_F64)
+      kn->ck_f64(coef, ck_ps, ck_rec, state, hist, K, K, data, frames, C);
+    else if (use_chunk && fl == FL_F32D)
+      kn->ck_f32_d(coef, ck_ps, ck_rec, state, hist, K, K, data, frames, C);
+    else if (use_chunk)
+      kn->ck_f32_s(coef_f, ck_ps, ck_rec, state, hist, K, K, data, frames, C);
+    else if (fl == FL_F64)
       kn->f64(coef, state, hist, K, K, data, frames, C);
     else if (fl == FL_F32D)
       kn->f32_d(coef, state, hist, K, K, data, frames, C);
@@ -146,6 +157,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--ms")) {
       ms = atof(v);
       i++;
+    } else if (!strcmp(a, "--chunk")) {
+      use_chunk = 1;
     } else if (!strcmp(a, "--wall")) {
       bench_clock = CLOCK_MONOTONIC;
     } else if (!strcmp(a, "--kernels")) {
@@ -160,7 +173,8 @@ int main(int argc, char **argv)
     } else {
       printf("usage: %s [--kernels avx512,avx2,sse2,scalar] [--flavours f32_s,f32_d,f64]\n"
              "          [--K 1,2,4,8,16] [--C 1,2,8,16,64] [--frames 1024] [--reps 7] [--ms 20]\n"
-             "          [--wall]  (wall-clock time instead of this thread's CPU time)\n",
+             "          [--wall]  (wall-clock time instead of this thread's CPU time)\n"
+             "          [--chunk] (the chunked kernels)\n",
              argv[0]);
       return !strcmp(a, "--help") ? 0 : 2;
     }
@@ -203,6 +217,10 @@ int main(int argc, char **argv)
       coef_f[5 * k + j] = (float) c[j];
     }
   }
+  ck_ps = malloc((size_t) maxK * sizeof(*ck_ps));
+  ck_rec = calloc((size_t) maxC * (size_t) maxK, sizeof(*ck_rec));
+  for (int k = 0; k < maxK; k++)
+    fx_chunk_sec_build(ck_ps + k, coef + 5 * k);
   const size_t n = frames * (size_t) maxC;
   double *data = malloc(n * sizeof(double) + 64);
   double *state = calloc((size_t) maxC * (size_t) maxK * 2, sizeof(double));
@@ -244,8 +262,8 @@ int main(int argc, char **argv)
             t[i] = run(kn, fl, coef, coef_f, state, hist, K, data, frames, C, calls) * 1e9 /
                    ((double) calls * (double) m);
           qsort(t, (size_t) reps, sizeof(double), cmp_double);
-          printf("%s,%s,%d,%d,%zu,%.4f,%.4f,%.4f\n", kn->name, fl_names[fl], K, C, frames,
-                 t[reps / 2], t[0], t[reps / 2] / K);
+          printf("%s%s,%s,%d,%d,%zu,%.4f,%.4f,%.4f\n", kn->name, use_chunk ? "-chunk" : "",
+                 fl_names[fl], K, C, frames, t[reps / 2], t[0], t[reps / 2] / K);
           fflush(stdout);
         }
       }

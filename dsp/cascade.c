@@ -5,6 +5,7 @@
  * What the engine does and why: docs/cascade.md. The map of its files: cascade_impl.h. */
 #include <limits.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,9 +82,45 @@ int fxc_reserve_checkpoints(fx_cascade_t *c, int K, int channels)
   return 1;
 }
 
-static void update_backend(fx_cascade_t *c)
+void fxc_update_backend(fx_cascade_t *c)
 {
-  snprintf(c->backend, sizeof(c->backend), "cpu-%s-%s", c->kernel->name, c->dbl ? "f64" : "f32");
+  snprintf(c->backend, sizeof(c->backend), "cpu-%s-%s%s", c->kernel->name, c->dbl ? "f64" : "f32",
+           c->chunked ? "-chunk" : "");
+}
+
+/* Whether `cur` runs through the chunked kernels: F32 streams whose channels leave most vector
+ * lanes empty in the channel-vector and wavefront paths (one or two channels, with two lanes or
+ * more), unless FX_CHUNK (read at configure) says otherwise: "0" never, "1" always (tests,
+ * benchmarks). F64 streams keep the sequential kernels: the chunk correction's cancellation on
+ * poles close together near z = 1 costs double arithmetic more than DESIGN's 1e-12 (5e-12 against
+ * 2e-13 on an order-8 low-pass at 50 Hz; docs/cascade.md, "Chunked kernels"), which is nothing
+ * beside float's rounding of an F32 stream. */
+int fxc_want_chunked(const fx_cascade_t *c, int dbl)
+{
+  const fx_kernel_t *k = c->kernel;
+  const int lanes = dbl ? k->lanes_f64 : k->lanes_f32;
+  const int have = c->format == FX_SAMPLE_F64 ? k->ck_f64 != NULL
+                   : dbl                      ? k->ck_f32_d != NULL
+                                              : k->ck_f32_s != NULL;
+  const char *e = getenv("FX_CHUNK");
+  if (!have || c->channels < 1)
+    return 0;
+  if (e && (e[0] == '0' || e[0] == '1') && e[1] == 0)
+    return e[0] == '1';
+  return c->format == FX_SAMPLE_F32 && c->channels <= 2 && lanes >= 2;
+}
+
+int fxc_chunk_reserve(fx_cascade_t *c, int K, int channels)
+{
+  const size_t k = K > 0 ? (size_t) K : 1, n = k * (size_t) (channels > 0 ? channels : 1);
+  if (!fxc_grow((void **) &c->ckp, &c->ckp_cap, k, sizeof(fx_chunk_sec_t)) ||
+      !fxc_grow((void **) &c->ckr, &c->ckr_cap, n, sizeof(fx_chunk_rec_t)))
+    return 0;
+  memset(c->ckr, 0, c->ckr_cap * sizeof(fx_chunk_rec_t));
+  /* NaN coefficients never match: every section's tables are built before first use */
+  for (size_t i = 0; i < c->ckp_cap; i++)
+    c->ckp[i].coef[0] = NAN;
+  return 1;
 }
 
 static void stage_free(fx_stage_rt_t *s)
@@ -178,7 +215,7 @@ fx_cascade_t *fx_cascade_new(void)
     fx_cascade_free(c);
     return NULL;
   }
-  update_backend(c);
+  fxc_update_backend(c);
   return c;
 }
 
@@ -197,6 +234,9 @@ void fx_cascade_free(fx_cascade_t *c)
   free(c->warm);
   for (int i = 0; i < 2; i++)
     free(c->ck[i].state);
+  free(c->ckp);
+  free(c->ckr);
+  free(c->pr_coef);
   free(c);
 }
 
@@ -226,6 +266,8 @@ void fxc_clear_stream(fx_cascade_t *c)
         fxc_fold_stage(c, s, j->Gl);
     }
   }
+  if (c->ckr)
+    memset(c->ckr, 0, c->ckr_cap * sizeof(fx_chunk_rec_t));
   c->fresh = 1;
   c->ring_pos = 0;
   c->ring_total = 0;
@@ -252,7 +294,7 @@ static int reserve_stream(fx_cascade_t *c, int channels, fx_sample_format_t form
       !fxc_grow((void **) &c->jold, &c->jold_cap, ((size_t) c->S + 1) * (size_t) channels * 2,
                 sizeof(double)) ||
       !fxc_grow((void **) &c->seg, &c->seg_cap, (size_t) c->S + 1, sizeof(int)) ||
-      !fxc_reserve_checkpoints(c, c->cur.K, channels))
+      !fxc_reserve_checkpoints(c, c->cur.K, channels) || !fxc_chunk_reserve(c, c->cur.K, channels))
     return 0;
   if (c->jn)
     for (int s = 0; s <= c->S; s++) {
@@ -285,9 +327,14 @@ fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format
   c->channels = channels;
   c->format = format;
   c->precision = precision;
-  /* AUTO means double (docs/cascade.md, "Precision"). */
-  c->dbl = format == FX_SAMPLE_F64 || precision != FX_PRECISION_SINGLE;
-  update_backend(c);
+  if (c->pr_valid && fxc_want_chunked(c, 0) != c->pr_chunked)
+    c->pr_valid = 0; /* the probe measured the other float path */
+  /* AUTO: double until a probe of the installed design says single is as accurate as scipy's
+   * float32 sosfilt (cascade_precision.c). */
+  c->dbl = format == FX_SAMPLE_F64 || precision == FX_PRECISION_DOUBLE ||
+           (precision == FX_PRECISION_AUTO && (c->offload || !(c->pr_valid && c->pr_single)));
+  c->chunked = fxc_want_chunked(c, c->dbl);
+  fxc_update_backend(c);
   load_run_coefs(c);
   fxc_clear_stream(c);
   return FX_OK;
@@ -330,6 +377,10 @@ void fx_cascade_set_offload(fx_cascade_t *c, fx_cascade_offload_fn_t fn, void *c
   if (c) {
     c->offload = fn;
     c->offload_ctx = fn ? ctx : NULL;
+    /* FX_PRECISION_AUTO's probe measured the CPU's float path, not the offload's: double there */
+    if (fn && c->format == FX_SAMPLE_F32 && c->precision == FX_PRECISION_AUTO && !c->dbl &&
+        c->channels > 0)
+      fxc_set_arithmetic(c, 1);
   }
 }
 

@@ -156,6 +156,13 @@ int fx_cascade_padded_channels(int channels, int sample_bytes);
 
 /* What runs now, e.g. "cpu-scalar-f64" (arithmetic precision, not the stream format). */
 const char *fx_cascade_backend(const fx_cascade_t *c);
+
+/* FX_PRECISION_AUTO on an F32 stream: the probe behind the arithmetic of the installed design,
+ * as signal-to-error ratios in dB against the engine's double arithmetic: the float path this
+ * cascade runs (ser_single) and scipy-style float32 sosfilt (ser_scipy). Single precision runs
+ * when ser_single beats ser_scipy by a margin (2 dB and more behind slow poles). 0 (nothing
+ * written) where no probe applies. */
+int fx_cascade_precision_probe(const fx_cascade_t *c, double *ser_single, double *ser_scipy);
 /* 1 when the configured arithmetic is double. */
 int fx_cascade_uses_double(const fx_cascade_t *c);
 

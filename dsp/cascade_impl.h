@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cascade.h"
+#include "chunk.h"
 #include "kernel.h"
 
 /* Frames of the old path filtered per kernel call during a crossfade (bounds the scratch). */
@@ -187,7 +188,34 @@ struct fx_cascade {
 
   fx_cascade_offload_fn_t offload; /* see fx_cascade_set_offload() */
   void *offload_ctx;
+
+  /* The chunked kernels (kernel_chunk.h, docs/cascade.md "Chunked kernels"): used for `cur` when
+   * `chunked`; ckp[cur.K] the sections' tables (rebuilt in process() where a section's run
+   * coefficients no longer match them), ckr[C][cur.K] the channels' chunk records. */
+  int chunked;
+  fx_chunk_sec_t *ckp;
+  size_t ckp_cap;
+  fx_chunk_rec_t *ckr;
+  size_t ckr_cap;
+  uint64_t ck_builds; /* section tables built (statistics, tests) */
+
+  /* FX_PRECISION_AUTO's last probe (cascade_precision.c): the design it measured (pr_K sections,
+   * engine coefficients in double), its errors (SER in dB against double) and the decision. */
+  double *pr_coef;
+  int pr_K, pr_valid, pr_single, pr_chunked;
+  double pr_ser_single, pr_ser_scipy;
+  uint64_t probes;
 };
+
+/* A design as FX_PRECISION_AUTO's probe sees it (fx_cascade_set_stages()). */
+typedef struct {
+  int S;               /* SECTIONS stages */
+  const int *K;        /* [S] sections of each */
+  const double **pure; /* [S] each stage's [K][5] balanced sections, its own gain folded in */
+  const double *g;     /* [S] the junction gains in front of each stage */
+  const double *raw;   /* [nraw][5] the caller's sections, every gain folded into the next one */
+  int nraw;
+} fxc_probe_design_t;
 
 /* ---- cascade.c: allocation and small helpers ---- */
 
@@ -210,6 +238,28 @@ int fxc_junction_ramps(const fx_junction_t *j);
 /* Writes stage s's first section into `cur` (and into its old path) with the junction gain g
  * folded into the numerator. */
 void fxc_fold_stage(fx_cascade_t *c, int s, double g);
+/* The backend string from the kernel, the arithmetic and the chunked choice. */
+void fxc_update_backend(fx_cascade_t *c);
+/* Whether `cur` would run through the chunked kernels with this arithmetic (dbl). */
+int fxc_want_chunked(const fx_cascade_t *c, int dbl);
+
+/* ---- cascade_precision.c: FX_PRECISION_AUTO ---- */
+
+/* The probe: SER (dB, against double) of the float path and of scipy-style float32 sosfilt on
+ * design d. 0 when out of memory. */
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_single,
+                     double *ser_scipy);
+/* The arithmetic (1: double) for design d: the stream's own unless it is F32 under
+ * FX_PRECISION_AUTO; then the last decision while the poles stay near the probed ones, otherwise a
+ * new probe. */
+int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d);
+/* Switches the arithmetic of a configured engine, converting the stored numbers in place and
+ * re-deriving the run coefficients; a new chunk grid starts at the next call. */
+void fxc_set_arithmetic(fx_cascade_t *c, int dbl);
+
+/* Room for the chunk tables and records of K sections over `channels` channels; the records are
+ * cleared (a new chunk grid starts at the next call). 0 when out of memory. */
+int fxc_chunk_reserve(fx_cascade_t *c, int K, int channels);
 /* Clears state, history, crossfades, gain ramps and records (configure, reset, new structure). */
 void fxc_clear_stream(fx_cascade_t *c);
 

@@ -161,7 +161,7 @@ static fx_status_t install_fresh(fx_cascade_t *c, fx_stage_set_t *set)
            fxc_grow((void **) &c->jold, &c->jold_cap, ((size_t) S + 1) * (size_t) C * 2,
                     sizeof(double)) &&
            fxc_grow((void **) &c->seg, &c->seg_cap, (size_t) S + 1, sizeof(int)) &&
-           fxc_reserve_checkpoints(c, KT, C);
+           fxc_reserve_checkpoints(c, KT, C) && fxc_chunk_reserve(c, KT, C);
   for (int s = 0; ok && s < S; s++)
     ok = (st[s].yh = calloc((size_t) (C > 0 ? C : 1) * 2, sizeof(double))) != NULL;
   for (int j = 0; ok && j <= S; j++) {
@@ -295,7 +295,7 @@ static fx_status_t reserve_transition(fx_cascade_t *c, const fx_stage_set_t *set
   }
   if (L->relayout) {
     const size_t n = (size_t) L->KT * 2 * (size_t) C + 1;
-    int ok = fxc_path_reserve(&L->ncur, L->KT, C) &&
+    int ok = fxc_path_reserve(&L->ncur, L->KT, C) && fxc_chunk_reserve(c, L->KT, C) &&
              (L->nhist = calloc(fxc_hist_len(L->KT, C) + 1, sizeof(double))) != NULL;
     for (int i = 0; ok && i < 2; i++) {
       ok = (L->nck[i].state = calloc(n, sizeof(double))) != NULL;
@@ -453,6 +453,67 @@ static fx_status_t transition(fx_cascade_t *c, fx_stage_set_t *set)
   return FX_OK;
 }
 
+/* FX_PRECISION_AUTO: the arithmetic for this design (cascade_precision.c), switched before the
+ * design is installed, so that its new state is derived in that arithmetic. A GPU offload keeps
+ * the arithmetic it was set up with. */
+static fx_status_t choose_arithmetic(fx_cascade_t *c, const fx_cascade_stage_t *stages,
+                                     int n_stages, const fx_stage_set_t *set)
+{
+  if (c->format != FX_SAMPLE_F32 || c->precision != FX_PRECISION_AUTO)
+    return FX_OK;
+  const int S = set->S;
+  int nraw = 0;
+  for (int i = 0; i < n_stages; i++)
+    if (stages[i].kind == FX_CASCADE_STAGE_SECTIONS)
+      nraw += stages[i].n > 0 ? stages[i].n : 1;
+  int *K = malloc((size_t) S * sizeof(int));
+  const double **pure = malloc((size_t) S * sizeof(double *));
+  double *g = malloc((size_t) S * sizeof(double));
+  double *raw = malloc(((size_t) nraw + 1) * 5 * sizeof(double));
+  fx_status_t ret = FX_ERR_NOMEM;
+  if (!K || !pure || !g || !raw)
+    goto out;
+  for (int s = 0; s < S; s++) {
+    K[s] = set->ns[s].K;
+    pure[s] = set->ns[s].pure;
+    g[s] = 1.0;
+    for (int i = 0; i < set->jn_n[s]; i++)
+      g[s] *= set->jn_g[s][i];
+  }
+  /* the caller's sections, each gain folded into the next section's numerator */
+  double pend = 1.0;
+  int r = 0;
+  for (int i = 0; i < n_stages; i++) {
+    const fx_cascade_stage_t *st = &stages[i];
+    if (st->kind == FX_CASCADE_STAGE_GAIN) {
+      pend *= st->gain;
+      continue;
+    }
+    pend *= st->gain;
+    if (st->n == 0) {
+      const double id[5] = {pend, 0.0, 0.0, 0.0, 0.0};
+      memcpy(raw + 5 * (size_t) r++, id, sizeof(id));
+    }
+    for (int k = 0; k < st->n; k++) {
+      const fx_sos_t *q = &st->sos[k];
+      const double row[5] = {q->b0 * pend, q->b1 * pend, q->b2 * pend, q->a1, q->a2};
+      memcpy(raw + 5 * (size_t) r++, row, sizeof(row));
+      pend = 1.0;
+    }
+  }
+  const fxc_probe_design_t d = {S, K, pure, g, raw, r};
+  const int dbl = fxc_auto_precision(c, &d);
+  if (c->channels > 0 && !c->offload && dbl != c->dbl)
+    fxc_set_arithmetic(c, dbl);
+  ret = FX_OK;
+out:
+  free(K);
+  free(pure);
+  free(g);
+  free(raw);
+  return ret;
+}
+
 fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *stages, int n_stages)
 {
   if (!c || n_stages < 0 || (n_stages > 0 && !stages))
@@ -464,6 +525,8 @@ fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *sta
   }
   fx_stage_set_t set = {0};
   fx_status_t ret = parse_stages(stages, n_stages, &set);
+  if (ret == FX_OK)
+    ret = choose_arithmetic(c, stages, n_stages, &set);
   if (ret == FX_OK) {
     if (c->fresh || c->channels == 0 || !same_structure(c, &set)) {
       ret = install_fresh(c, &set);

@@ -63,11 +63,74 @@ static int offload_pass(fx_cascade_t *c, int k0, int k1, void *data, size_t fram
   return r == 0;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Chunked kernels: the sections' tables follow the run coefficients */
+
+/* The double coefficients that section k's run coefficients round (to the arithmetic precision):
+ * its stage's own, with the junction gain folded into the stage's first section, when they round
+ * to the run coefficients; otherwise the run coefficients themselves. */
+static void run_coef_double(const fx_cascade_t *c, int k, double *out)
+{
+  for (int i = 0; i < 5; i++)
+    out[i] = fx_num_get(c->cur.coef, c->dbl, 5 * (size_t) k + (size_t) i);
+  if (c->dbl)
+    return;
+  for (int s = 0; s < c->S; s++) {
+    const fx_stage_rt_t *st = &c->st[s];
+    if (k < st->k0 || k >= st->k0 + st->K || !st->pure)
+      continue;
+    const double g = k == st->k0 ? c->jn[s].Gl : 1.0;
+    double d[5];
+    for (int i = 0; i < 5; i++) {
+      d[i] = st->pure[5 * (size_t) (k - st->k0) + (size_t) i] * (i < 3 ? g : 1.0);
+      if ((double) (float) d[i] != out[i])
+        return;
+    }
+    memcpy(out, d, sizeof(d));
+    return;
+  }
+}
+
+/* Makes the tables of sections k0 .. k1-1 match their run coefficients. */
+static void chunk_tables(fx_cascade_t *c, int k0, int k1)
+{
+  for (int k = k0; k < k1; k++) {
+    fx_chunk_sec_t *p = &c->ckp[k];
+    int same = 1;
+    for (int i = 0; i < 5 && same; i++) {
+      const double r = fx_num_get(c->cur.coef, c->dbl, 5 * (size_t) k + (size_t) i);
+      same = (c->dbl ? p->coef[i] : (double) (float) p->coef[i]) == r;
+    }
+    if (same)
+      continue;
+    double d[5];
+    run_coef_double(c, k, d);
+    fx_chunk_sec_build(p, d);
+    c->ck_builds++;
+  }
+}
+
 /* Sections k0 .. k1-1 of `cur`. */
 static void run_cur(fx_cascade_t *c, int k0, int k1, void *data, size_t frames)
 {
   if (c->offload && offload_pass(c, k0, k1, data, frames, NULL, NULL))
     return;
+  if (c->chunked) {
+    chunk_tables(c, k0, k1);
+    const void *coef = fx_num_at(c->cur.coef, c->dbl, 5 * (size_t) k0);
+    void *state = fx_num_at(c->cur.state, c->dbl, 2 * (size_t) k0);
+    double *hist = c->hist + 2 * (size_t) k0;
+    const fx_chunk_sec_t *ps = c->ckp + k0;
+    fx_chunk_rec_t *rec = c->ckr + k0;
+    const int K = k1 - k0, ks = c->cur.K, C = c->channels;
+    if (c->format == FX_SAMPLE_F64)
+      c->kernel->ck_f64(coef, ps, rec, state, hist, K, ks, (double *) data, frames, C);
+    else if (c->dbl)
+      c->kernel->ck_f32_d(coef, ps, rec, state, hist, K, ks, (float *) data, frames, C);
+    else
+      c->kernel->ck_f32_s(coef, ps, rec, state, hist, K, ks, (float *) data, frames, C);
+    return;
+  }
   run_k(c, fx_num_at(c->cur.coef, c->dbl, 5 * (size_t) k0),
         fx_num_at(c->cur.state, c->dbl, 2 * (size_t) k0), c->hist + 2 * (size_t) k0, k1 - k0,
         c->cur.K, data, frames);

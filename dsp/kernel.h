@@ -55,6 +55,7 @@
 
 #include <stddef.h>
 
+#include "chunk.h"
 #include "fir_kernel.h"
 
 #ifdef __cplusplus
@@ -75,6 +76,19 @@ typedef void fx_kernel_f32_d_fn(const double *coef, double *state, double *hist,
 typedef void fx_kernel_f32_s_fn(const float *coef, float *state, double *hist, int K, int kstride,
                                 float *data, size_t frames, int channels);
 
+/* The chunked flavours (kernel_chunk.h, chunk.h): the same filtering with the chunk tables of the
+ * K sections (ps[K]) and the channels' chunk records (rec[C][kstride], offset like state). The
+ * caller keeps ps in step with coef (ps built from the double coefficients that coef rounds). */
+typedef void fx_kernel_chunk_f64_fn(const double *coef, const fx_chunk_sec_t *ps,
+                                    fx_chunk_rec_t *rec, double *state, double *hist, int K,
+                                    int kstride, double *data, size_t frames, int channels);
+typedef void fx_kernel_chunk_f32_d_fn(const double *coef, const fx_chunk_sec_t *ps,
+                                      fx_chunk_rec_t *rec, double *state, double *hist, int K,
+                                      int kstride, float *data, size_t frames, int channels);
+typedef void fx_kernel_chunk_f32_s_fn(const float *coef, const fx_chunk_sec_t *ps,
+                                      fx_chunk_rec_t *rec, float *state, double *hist, int K,
+                                      int kstride, float *data, size_t frames, int channels);
+
 /* An IIR (SOS cascade) method set. */
 typedef struct {
   /* The instruction set's name, used in the engine's backend string ("cpu-<name>-f32" /
@@ -86,6 +100,12 @@ typedef struct {
   fx_kernel_f32_d_fn *f32_d;
   /* F32 stream, float coefficients and state. */
   fx_kernel_f32_s_fn *f32_s;
+  /* The chunked kernels of the three flavours. */
+  fx_kernel_chunk_f64_fn *ck_f64;
+  fx_kernel_chunk_f32_d_fn *ck_f32_d;
+  fx_kernel_chunk_f32_s_fn *ck_f32_s;
+  /* Vector lanes in double and in float arithmetic (1 for the scalar set). */
+  int lanes_f64, lanes_f32;
 } fx_kernel_t;
 
 /* One instruction set: an entry of kernel_select.c's table. */
@@ -137,6 +157,18 @@ fx_kernel_f32_s_fn fx_kernel_avx2_f32_s;
 fx_kernel_f64_fn fx_kernel_avx512_f64;
 fx_kernel_f32_d_fn fx_kernel_avx512_f32_d;
 fx_kernel_f32_s_fn fx_kernel_avx512_f32_s;
+fx_kernel_chunk_f64_fn fx_kernel_scalar_f64_chunk;
+fx_kernel_chunk_f32_d_fn fx_kernel_scalar_f32_d_chunk;
+fx_kernel_chunk_f32_s_fn fx_kernel_scalar_f32_s_chunk;
+fx_kernel_chunk_f64_fn fx_kernel_sse2_f64_chunk;
+fx_kernel_chunk_f32_d_fn fx_kernel_sse2_f32_d_chunk;
+fx_kernel_chunk_f32_s_fn fx_kernel_sse2_f32_s_chunk;
+fx_kernel_chunk_f64_fn fx_kernel_avx2_f64_chunk;
+fx_kernel_chunk_f32_d_fn fx_kernel_avx2_f32_d_chunk;
+fx_kernel_chunk_f32_s_fn fx_kernel_avx2_f32_s_chunk;
+fx_kernel_chunk_f64_fn fx_kernel_avx512_f64_chunk;
+fx_kernel_chunk_f32_d_fn fx_kernel_avx512_f32_d_chunk;
+fx_kernel_chunk_f32_s_fn fx_kernel_avx512_f32_s_chunk;
 
 #ifdef __cplusplus
 }

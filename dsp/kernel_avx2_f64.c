@@ -7,4 +7,5 @@
 #define K_RANGE fx_range_avx2_f64
 #define K_X256_CVG_D 4
 #define K_X256_CVG_F 4
+#define K_CHUNK_NAME fx_kernel_avx2_f64_chunk
 #include "kernel_x256.h"

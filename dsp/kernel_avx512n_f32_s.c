@@ -7,4 +7,5 @@
 #define K_RANGE fx_range_avx512n_f32_s
 #define K_X256_CVG_D 4
 #define K_X256_CVG_F 8
+#define K_CHUNK_NAME fx_kernel_avx512_f32_s_chunk
 #include "kernel_x256.h"

@@ -23,6 +23,11 @@ const fx_kernel_t fx_kernel_scalar = {
     .f64 = fx_kernel_scalar_f64,
     .f32_d = fx_kernel_scalar_f32_d,
     .f32_s = fx_kernel_scalar_f32_s,
+    .ck_f64 = fx_kernel_scalar_f64_chunk,
+    .ck_f32_d = fx_kernel_scalar_f32_d_chunk,
+    .ck_f32_s = fx_kernel_scalar_f32_s_chunk,
+    .lanes_f64 = 1,
+    .lanes_f32 = 1,
 };
 
 /* ---- FIR method sets ---- */
@@ -53,6 +58,11 @@ const fx_kernel_t fx_kernel_sse2 = {
     .f64 = fx_kernel_sse2_f64,
     .f32_d = fx_kernel_sse2_f32_d,
     .f32_s = fx_kernel_sse2_f32_s,
+    .ck_f64 = fx_kernel_sse2_f64_chunk,
+    .ck_f32_d = fx_kernel_sse2_f32_d_chunk,
+    .ck_f32_s = fx_kernel_sse2_f32_s_chunk,
+    .lanes_f64 = 2,
+    .lanes_f32 = 4,
 };
 
 const fx_kernel_t fx_kernel_avx2 = {
@@ -60,6 +70,11 @@ const fx_kernel_t fx_kernel_avx2 = {
     .f64 = fx_kernel_avx2_f64,
     .f32_d = fx_kernel_avx2_f32_d,
     .f32_s = fx_kernel_avx2_f32_s,
+    .ck_f64 = fx_kernel_avx2_f64_chunk,
+    .ck_f32_d = fx_kernel_avx2_f32_d_chunk,
+    .ck_f32_s = fx_kernel_avx2_f32_s_chunk,
+    .lanes_f64 = 4,
+    .lanes_f32 = 8,
 };
 
 const fx_kernel_t fx_kernel_avx512 = {
@@ -67,6 +82,11 @@ const fx_kernel_t fx_kernel_avx512 = {
     .f64 = fx_kernel_avx512_f64,
     .f32_d = fx_kernel_avx512_f32_d,
     .f32_s = fx_kernel_avx512_f32_s,
+    .ck_f64 = fx_kernel_avx512_f64_chunk,
+    .ck_f32_d = fx_kernel_avx512_f32_d_chunk,
+    .ck_f32_s = fx_kernel_avx512_f32_s_chunk,
+    .lanes_f64 = 8,
+    .lanes_f32 = 16,
 };
 
 const fx_fir_kernels_t fx_fir_kernels_avx2 = {

@@ -767,3 +767,9 @@ void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride, K_IO 
 }
 
 #endif /* K_NAME */
+
+/* The chunked kernel of this flavour (kernel_chunk.h), where the flavour's file names one
+ * (K_CHUNK_NAME: fx_kernel_<isa>_<flavour>_chunk). */
+#ifdef K_CHUNK_NAME
+#include "kernel_chunk.h"
+#endif

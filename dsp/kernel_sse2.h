@@ -35,6 +35,24 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
   return o[l];
 }
 
+/* Chunked kernel transposes (kernel_chunk.h K_CK_TR1 / K_CK_TR2). */
+static inline void fx_sse2_tr2x2_pd(__m128d *r)
+{
+  const __m128d a = _mm_unpacklo_pd(r[0], r[1]), b = _mm_unpackhi_pd(r[0], r[1]);
+  r[0] = a;
+  r[1] = b;
+}
+static inline void fx_sse2_tr4x4_ps(__m128 *r)
+{
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+}
+static inline void fx_sse2_tr2x2_ps2(__m128 *r)
+{
+  const __m128d a = _mm_castps_pd(r[0]), b = _mm_castps_pd(r[1]);
+  r[0] = _mm_castpd_ps(_mm_unpacklo_pd(a, b));
+  r[1] = _mm_castpd_ps(_mm_unpackhi_pd(a, b));
+}
+
 #if defined(K_FLAVOUR_F64) || defined(K_FLAVOUR_F32_D)
 /* ---- double arithmetic: 2 lanes ---- */
 #define K_T double
@@ -57,6 +75,8 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
 #define K_WSEL_T int
 #define K_WSEL_MAKE(l) (l)
 #define K_WEXTRACT(v, l) fx_sse2_lane_pd(v, l)
+#define K_CK_TR1(r) fx_sse2_tr2x2_pd(r)
+#define K_CK_TR2(r) ((void) (r)) /* one frame of two channels per vector already */
 
 #if defined(K_FLAVOUR_F64)
 #define K_IO double
@@ -90,6 +110,8 @@ static inline float fx_sse2_lane_ps(__m128 v, int l)
 #define K_WSEL_T int
 #define K_WSEL_MAKE(l) (l)
 #define K_WEXTRACT(v, l) fx_sse2_lane_ps(v, l)
+#define K_CK_TR1(r) fx_sse2_tr4x4_ps(r)
+#define K_CK_TR2(r) fx_sse2_tr2x2_ps2(r)
 
 #define K_IO float
 #define K_LOADIO(p) _mm_loadu_ps(p)

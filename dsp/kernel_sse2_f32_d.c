@@ -4,4 +4,5 @@
 #define K_NAME fx_kernel_sse2_f32_d
 #define K_SFX sse2_f32_d
 #define K_RANGE fx_range_sse2_f32_d
+#define K_CHUNK_NAME fx_kernel_sse2_f32_d_chunk
 #include "kernel_sse2.h"

@@ -49,6 +49,43 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
   r[1] = b;
 }
 
+/* Chunked kernel transposes (kernel_chunk.h K_CK_TR1 / K_CK_TR2): 8x8 floats, 4x4 float pairs. */
+static inline void fx_avx2_tr8x8_ps(__m256 *r)
+{
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+static inline void fx_avx2_tr4x4_ps2(__m256 *r)
+{
+  __m256d d[4];
+  for (int i = 0; i < 4; i++)
+    d[i] = _mm256_castps_pd(r[i]);
+  fx_avx2_tr4x4_pd(d);
+  for (int i = 0; i < 4; i++)
+    r[i] = _mm256_castpd_ps(d[i]);
+}
+
+/* The chunked kernels' carries in double (kernel_chunk.h). */
+#define K_DFMA(a, b, c) __builtin_fma(a, b, c)
+
 #if defined(K_FLAVOUR_F64) || defined(K_FLAVOUR_F32_D)
 /* ---- double arithmetic: 4 lanes ---- */
 #define K_T double
@@ -73,6 +110,8 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_WSEL_MAKE(l) _mm256_setr_epi32(2 * (l), 2 * (l) + 1, 0, 0, 0, 0, 0, 0)
 #define K_WEXTRACT(v, s)                                                                           \
   _mm256_cvtsd_f64(_mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), s)))
+#define K_CK_TR1(r) fx_avx2_tr4x4_pd(r)
+#define K_CK_TR2(r) fx_avx2_tr2x2_pd2(r)
 
 #if defined(K_FLAVOUR_F64)
 #define K_IO double
@@ -115,6 +154,8 @@ static inline void fx_avx2_tr2x2_pd2(__m256d *r)
 #define K_WSEL_T __m256i
 #define K_WSEL_MAKE(l) _mm256_set1_epi32(l)
 #define K_WEXTRACT(v, s) _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, s))
+#define K_CK_TR1(r) fx_avx2_tr8x8_ps(r)
+#define K_CK_TR2(r) fx_avx2_tr4x4_ps2(r)
 
 #define K_IO float
 #define K_LOADIO(p) _mm256_loadu_ps(p)

@@ -98,6 +98,8 @@ def lib():
         l.fx_cascade_warm_frames.argtypes = [vp]
         l.fx_cascade_backend.restype = ctypes.c_char_p
         l.fx_cascade_backend.argtypes = [vp]
+        l.fx_cascade_precision_probe.restype = i
+        l.fx_cascade_precision_probe.argtypes = [vp, ctypes.POINTER(d), ctypes.POINTER(d)]
         l.fx_cascade_uses_double.restype = i
         l.fx_cascade_uses_double.argtypes = [vp]
         _lib = l
@@ -213,6 +215,15 @@ class Cascade:
         return self._l.fx_cascade_backend(self._h).decode()
 
     @property
+    def probe(self):
+        """FX_PRECISION_AUTO's probe of the installed design: (SER of the float path, SER of
+        scipy-style float32 sosfilt) in dB against double, or None where none applies."""
+        a, b = ctypes.c_double(), ctypes.c_double()
+        if not self._l.fx_cascade_precision_probe(self._h, ctypes.byref(a), ctypes.byref(b)):
+            return None
+        return a.value, b.value
+
+    @property
     def uses_double(self):
         return bool(self._l.fx_cascade_uses_double(self._h))
 
@@ -322,3 +333,19 @@ def ser_db(y, ref):
     if err == 0:
         return float("inf")
     return float(20 * np.log10(np.linalg.norm(ref) / err))
+
+
+def assert_f32_auto(y, x, sos, ref, slack_db=1.0):
+    """An F32 stream filtered under precision=auto (which runs single precision where its probe
+    finds it at least as accurate as scipy's float32 sosfilt, double otherwise): the SER of y
+    against the float64 reference ref is no more than slack_db below scipy float32's on the same
+    input x (NaN/Inf replaced by 0, as the elements do)."""
+    x32 = np.where(np.isfinite(x), x, 0.0).astype(np.float32)
+    scipy32 = _sig().sosfilt(np.asarray(sos).astype(np.float32), x32, axis=0)
+    a, b = ser_db(y, ref), ser_db(scipy32, ref)
+    assert a >= b - slack_db, "SER %.1f dB < scipy float32 %.1f dB" % (a, b)
+
+
+def _sig():
+    import scipy.signal
+    return scipy.signal

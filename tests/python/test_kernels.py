@@ -61,7 +61,7 @@ def random_split(frames, seed, lo=1, hi=1500):
 
 def engine(kernel_name, channels, dtype, prec, sos):
     c = fc.Cascade(channels, dtype, prec, sos=sos)
-    assert re.fullmatch(r"cpu-%s-f(32|64)" % kernel_name, c.backend), c.backend
+    assert re.fullmatch(r"cpu-%s-f(32|64)(-chunk)?" % kernel_name, c.backend), c.backend
     return c
 
 
@@ -76,9 +76,12 @@ def test_kernel_list_and_fallback(monkeypatch):
             print("SKIP kernel %s: not supported by this CPU" % k)
     best = [k for k in ("avx512", "avx2", "sse2", "scalar") if k in names][0]
     monkeypatch.delenv("FX_KERNEL", raising=False)
-    assert fc.Cascade(2, np.float32).backend == "cpu-%s-f64" % best
+    monkeypatch.delenv("FX_CHUNK", raising=False)
+    # two channels: the chunked kernels wherever vectors have two lanes or more
+    want = "cpu-%s-f64%s" % (best, "" if best == "scalar" else "-chunk")
+    assert fc.Cascade(2, np.float32).backend == want
     monkeypatch.setenv("FX_KERNEL", "no-such-kernel")
-    assert fc.Cascade(2, np.float32).backend == "cpu-%s-f64" % best
+    assert fc.Cascade(2, np.float32).backend == want
 
 
 @pytest.mark.parametrize("design", sorted(DESIGNS))
@@ -142,15 +145,20 @@ def test_same_arithmetic_bit_identical(pair, monkeypatch):
             print("SKIP kernel %s: not supported by this CPU" % k)
             pytest.skip("kernel %s not supported" % k)
     sos = DESIGNS["butter8-lp-50"]()
-    for channels in (1, 2, 9, 33):
-        for dtype, prec in ((np.float64, "auto"), (np.float32, "single"), (np.float32, "double")):
-            x = noise(2000, channels, seed=channels, dtype=dtype)
-            ys = []
-            for k in pair:
-                monkeypatch.setenv("FX_KERNEL", k)
-                ys.append(engine(k, channels, dtype, prec, sos).filter(
-                    x, split=random_split(2000, 9)))
-            assert np.array_equal(ys[0], ys[1]), (channels, dtype, prec)
+    # the same path on both: the sequential kernels, then the chunked ones (which the engine
+    # takes by itself only where a vector has two lanes or more)
+    for chunk in ("0", "1"):
+        monkeypatch.setenv("FX_CHUNK", chunk)
+        for channels in (1, 2, 9, 33):
+            for dtype, prec in ((np.float64, "auto"), (np.float32, "single"),
+                                (np.float32, "double")):
+                x = noise(2000, channels, seed=channels, dtype=dtype)
+                ys = []
+                for k in pair:
+                    monkeypatch.setenv("FX_KERNEL", k)
+                    ys.append(engine(k, channels, dtype, prec, sos).filter(
+                        x, split=random_split(2000, 9)))
+                assert np.array_equal(ys[0], ys[1]), (chunk, channels, dtype, prec)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -83,7 +83,11 @@ def test_stock_fails_ours_matches_scipy(order, cutoff, ripple):
     assert np.all(np.isfinite(y32))
     ser = ser_db(y32, ref32)
     record("stock cases (ours) F32 auto", "ser_dB", ser, IDS[CASES.index((order, cutoff, ripple))])
-    assert ser >= 100.0, "F32 auto SER %.1f dB" % ser
+    # precision=auto: single where its probe finds it at least as accurate as scipy's float32
+    # (the chunked float kernels reach 90+ dB here, scipy's float32 about 54), double otherwise
+    sos = scipy_design(order, cutoff, ripple)
+    ser32 = ser_db(ss.sosfilt(sos.astype(np.float32), x32, axis=0), ref32)
+    assert ser >= max(ser32, 90.0), "F32 auto SER %.1f dB (scipy float32 %.1f dB)" % (ser, ser32)
 
 
 def test_stock_8_poles_200hz_is_wrong():

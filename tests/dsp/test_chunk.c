@@ -1,0 +1,255 @@
+/* gst-fx — unit tests of the chunked SOS cascade kernels (dsp/kernel_chunk.h, dsp/chunk.h).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * For every instruction set this CPU supports and each flavour (F64, F32 with double arithmetic,
+ * F32 with float arithmetic), on random stable sections and random signals, channel counts 1-3
+ * and section counts 0-7:
+ *   - any split of a stream into calls (1-, 63-, 64-, 65-frame calls, long ones) gives output,
+ *     state and history bit-identical to one call: chunks sit at fixed stream positions and a
+ *     chunk cut by a call boundary goes on from its record;
+ *   - the output, state and history agree with the sequential kernel of the same set within the
+ *     arithmetic's rounding (the chunked form is the same filter);
+ *   - where the caller's state is no longer what the kernel left (the engine installed another),
+ *     a new chunk grid starts from it: the output is that of a fresh record from that state;
+ *   - a cascade run as two section ranges (kstride) gives the whole's output where the I/O type
+ *     is the arithmetic type;
+ *   - the tables: h1/h2 against the zero-input response computed directly, A^L against h. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk.h"
+#include "kernel.h"
+
+#define FXCHECK_MAX_REPORTS 39
+#include "fxcheck.h"
+
+enum { FL_F64, FL_F32D, FL_F32S, FL_N };
+static const char *fl_name[] = {"f64", "f32_d", "f32_s"};
+
+#define KMAX 7
+#define CMAX 3
+#define NFRAMES 3000
+
+/* Random stable sections, poles at radius 0.5 .. 0.99, numerators near unity gain. */
+static void random_sections(double *coef, int K)
+{
+  for (int k = 0; k < K; k++) {
+    const double r = 0.745 + 0.245 * rng_uniform();
+    const double th = 0.05 + 1.5 * (rng_uniform() + 1.0);
+    double *c = coef + 5 * k;
+    c[3] = -2.0 * r * cos(th);
+    c[4] = r * r;
+    const double g = (1.0 + c[3] + c[4]) / (2.0 + fabs(rng_uniform()));
+    c[0] = g;
+    c[1] = g * (1.0 + rng_uniform());
+    c[2] = g * 0.5;
+  }
+}
+
+typedef struct {
+  const fx_kernel_t *kn;
+  int fl;
+  double coef[5 * KMAX];
+  float coef_f[5 * KMAX];
+  fx_chunk_sec_t ps[KMAX];
+} setup_t;
+
+static size_t ssz(int fl)
+{
+  return fl == FL_F64 ? sizeof(double) : sizeof(float);
+}
+
+/* Chunked call over sections [k0, k0 + K) of a kstride-section layout. */
+static void ck_call(const setup_t *u, fx_chunk_rec_t *rec, void *state, double *hist, int k0, int K,
+                    int kstride, void *data, size_t frames, int C)
+{
+  double *h = hist ? hist + 2 * k0 : NULL;
+  if (u->fl == FL_F64)
+    u->kn->ck_f64(u->coef + 5 * k0, u->ps + k0, rec + k0, (double *) state + 2 * k0, h, K, kstride,
+                  data, frames, C);
+  else if (u->fl == FL_F32D)
+    u->kn->ck_f32_d(u->coef + 5 * k0, u->ps + k0, rec + k0, (double *) state + 2 * k0, h, K,
+                    kstride, data, frames, C);
+  else
+    u->kn->ck_f32_s(u->coef_f + 5 * k0, u->ps + k0, rec + k0, (float *) state + 2 * k0, h, K,
+                    kstride, data, frames, C);
+}
+
+static void seq_call(const setup_t *u, void *state, double *hist, int K, void *data, size_t frames,
+                     int C)
+{
+  if (u->fl == FL_F64)
+    u->kn->f64(u->coef, state, hist, K, K, data, frames, C);
+  else if (u->fl == FL_F32D)
+    u->kn->f32_d(u->coef, state, hist, K, K, data, frames, C);
+  else
+    u->kn->f32_s(u->coef_f, state, hist, K, K, data, frames, C);
+}
+
+static double at(int fl, const void *p, size_t i)
+{
+  return fl == FL_F64 ? ((const double *) p)[i] : (double) ((const float *) p)[i];
+}
+static double st_at(int fl, const void *p, size_t i)
+{
+  return fl == FL_F32S ? (double) ((const float *) p)[i] : ((const double *) p)[i];
+}
+
+static size_t split_size(void)
+{
+  static const size_t sizes[] = {1, 2, 3, 63, 64, 65, 127, 128, 500, 1000};
+  const uint64_t r = rng_next();
+  return sizes[r % 10] + (r & 1024 ? (size_t) ((r >> 20) % 700) : 0);
+}
+
+static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
+{
+  setup_t u;
+  u.kn = kn;
+  u.fl = fl;
+  random_sections(u.coef, K);
+  for (int k = 0; k < 5 * K; k++)
+    u.coef_f[k] = (float) u.coef[k];
+  for (int k = 0; k < K; k++)
+    fx_chunk_sec_build(&u.ps[k], u.coef + 5 * k);
+  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl);
+  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+  for (size_t i = 0; i < N; i++) {
+    const double v = 0.5 * rng_uniform();
+    if (fl == FL_F64)
+      ((double *) x)[i] = v;
+    else
+      ((float *) x)[i] = (float) v;
+  }
+  memcpy(a, x, N * es);
+  memcpy(b, x, N * es);
+  memcpy(s, x, N * es);
+  double sta[2 * KMAX * CMAX] = {0}, stb[2 * KMAX * CMAX] = {0}, sts[2 * KMAX * CMAX] = {0};
+  double ha[2 * (KMAX + 1) * CMAX] = {0}, hb[2 * (KMAX + 1) * CMAX] = {0};
+  double hs[2 * (KMAX + 1) * CMAX] = {0};
+  fx_chunk_rec_t ra[KMAX * CMAX], rb[KMAX * CMAX];
+  memset(ra, 0, sizeof(ra));
+  memset(rb, 0, sizeof(rb));
+  /* one call; the same stream in random calls; the sequential kernel */
+  ck_call(&u, ra, sta, ha, 0, K, K, a, NFRAMES, C);
+  for (size_t pos = 0; pos < NFRAMES;) {
+    size_t n = split_size();
+    if (n > NFRAMES - pos)
+      n = NFRAMES - pos;
+    ck_call(&u, rb, stb, hb, 0, K, K, b + pos * (size_t) C * es, n, C);
+    pos += n;
+  }
+  seq_call(&u, sts, hs, K, s, NFRAMES, C);
+  const char *isa = kn->name, *fn = fl_name[fl];
+  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d K=%d: split output differs", isa, fn, C, K);
+  CHECK(memcmp(sta, stb, sizeof(sta)) == 0, "%s %s C=%d K=%d: split state differs", isa, fn, C, K);
+  CHECK(memcmp(ha, hb, sizeof(ha)) == 0, "%s %s C=%d K=%d: split history differs", isa, fn, C, K);
+  /* against the sequential kernel */
+  double peak = 0, e = 0, se = 0, speak = 0, he = 0;
+  for (size_t i = 0; i < N; i++) {
+    peak = fmax(peak, fabs(at(fl, s, i)));
+    e = fmax(e, fabs(at(fl, a, i) - at(fl, s, i)));
+  }
+  for (int i = 0; i < 2 * K * C; i++) {
+    speak = fmax(speak, fabs(st_at(fl, sts, (size_t) i)));
+    se = fmax(se, fabs(st_at(fl, sta, (size_t) i) - st_at(fl, sts, (size_t) i)));
+  }
+  for (int i = 0; i < 2 * (K + 1) * C; i++)
+    he = fmax(he, fabs(ha[i] - hs[i]));
+  const double tol = fl == FL_F64 ? 1e-12 : fl == FL_F32D ? 1e-6 : 1e-4;
+  CHECK(e <= tol * fmax(peak, 1e-3), "%s %s C=%d K=%d: output %.3g off the sequential (peak %.3g)",
+        isa, fn, C, K, e, peak);
+  CHECK(se <= tol * fmax(speak, 1e-3) * 10, "%s %s C=%d K=%d: state %.3g off (peak %.3g)", isa, fn,
+        C, K, se, speak);
+  CHECK(he <= tol * fmax(peak, 1e-3) * 10, "%s %s C=%d K=%d: history %.3g off", isa, fn, C, K, he);
+  /* a foreign state: a new grid from it, exactly as a fresh record would */
+  if (K > 0) {
+    memcpy(a, x, N * es);
+    memcpy(b, x, N * es);
+    /* another state than the one the chunked kernel left in sta (3/4 of the sequential's) */
+    for (int i = 0; i < 2 * K * C; i++) {
+      if (fl == FL_F32S)
+        ((float *) sts)[i] *= 0.75f;
+      else
+        sts[i] *= 0.75;
+    }
+    double s2[2 * KMAX * CMAX];
+    memcpy(s2, sts, sizeof(s2));
+    fx_chunk_rec_t rc[KMAX * CMAX];
+    memset(rc, 0, sizeof(rc));
+    ck_call(&u, ra, sts, NULL, 0, K, K, a, 777, C); /* ra: the records of sta */
+    ck_call(&u, rc, s2, NULL, 0, K, K, b, 777, C);
+    CHECK(memcmp(a, b, 777 * (size_t) C * es) == 0,
+          "%s %s C=%d K=%d: a foreign state did not restart the chunk grid", isa, fn, C, K);
+  }
+  /* two section ranges of one layout: the whole's output where I/O and arithmetic types agree */
+  if (K >= 2 && fl != FL_F32D) {
+    memcpy(a, x, N * es);
+    memcpy(b, x, N * es);
+    double s3[2 * KMAX * CMAX] = {0}, s4[2 * KMAX * CMAX] = {0};
+    fx_chunk_rec_t r3[KMAX * CMAX], r4[KMAX * CMAX];
+    memset(r3, 0, sizeof(r3));
+    memset(r4, 0, sizeof(r4));
+    const int k1 = K / 2;
+    for (size_t pos = 0; pos < NFRAMES;) {
+      size_t n = split_size();
+      if (n > NFRAMES - pos)
+        n = NFRAMES - pos;
+      ck_call(&u, r3, s3, NULL, 0, K, K, a + pos * (size_t) C * es, n, C);
+      ck_call(&u, r4, s4, NULL, 0, k1, K, b + pos * (size_t) C * es, n, C);
+      ck_call(&u, r4, s4, NULL, k1, K - k1, K, b + pos * (size_t) C * es, n, C);
+      pos += n;
+    }
+    CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d K=%d: two ranges differ from the whole", isa, fn,
+          C, K);
+  }
+  free(x);
+  free(a);
+  free(b);
+  free(s);
+}
+
+/* h1/h2 are the first row of A^n, and M = A^L. */
+static void test_tables(void)
+{
+  rng_seed(3);
+  double coef[5];
+  random_sections(coef, 1);
+  fx_chunk_sec_t p;
+  fx_chunk_sec_build(&p, coef);
+  const double a1 = coef[3], a2 = coef[4];
+  double A[4] = {1, 0, 0, 1}; /* A^n, row-major */
+  double err = 0;
+  for (int n = 0; n <= FX_CHUNK_L; n++) {
+    err = fmax(err, fabs(A[0] - p.h1[n]) + fabs(A[1] - p.h2[n]));
+    if (n == FX_CHUNK_L)
+      for (int i = 0; i < 4; i++)
+        err = fmax(err, fabs(A[i] - p.M[i]));
+    /* A^(n+1) = A A^n, A = [-a1 1; -a2 0] */
+    const double B[4] = {-a1 * A[0] + A[2], -a1 * A[1] + A[3], -a2 * A[0], -a2 * A[1]};
+    memcpy(A, B, sizeof(A));
+  }
+  CHECK(err <= 1e-12, "tables off A^n by %.3g", err);
+}
+
+int main(void)
+{
+  fxcheck_print_seed();
+  test_tables();
+  for (int i = 0; i < fx_isa_count(); i++) {
+    const fx_kernel_t *kn = fx_isa_get(i)->iir;
+    CHECK(kn->ck_f64 && kn->ck_f32_d && kn->ck_f32_s, "%s: no chunked kernels", kn->name);
+    for (int fl = 0; fl < FL_N; fl++)
+      for (int C = 1; C <= CMAX; C++)
+        for (int K = 0; K <= KMAX; K += K < 1 ? 1 : 3) {
+          rng_seed(1000 + (uint64_t) (i * 100 + fl * 10 + C) * 8 + (uint64_t) K);
+          one_case(kn, fl, C, K);
+        }
+    printf("%s: chunked kernels checked\n", kn->name);
+  }
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
