@@ -301,42 +301,23 @@ static double frame_value(const fx_cascade_t *c, const void *data, size_t k)
                                     : (double) ((const float *) data)[k];
 }
 
-/* 1 when all n values are finite. x * 0 == 0 holds for every finite x and fails for NaN and Inf;
- * the comparisons are ORed, not chained through additions, so the scan runs at throughput. */
-static int finite_d(const double *v, size_t n)
-{
-  unsigned bad = 0;
-  for (size_t i = 0; i < n; i++)
-    bad |= !(v[i] * 0.0 == 0.0);
-  return !bad;
-}
-
-static int finite_f(const float *v, size_t n)
-{
-  unsigned bad = 0;
-  for (size_t i = 0; i < n; i++)
-    bad |= !(v[i] * 0.0f == 0.0f);
-  return !bad;
-}
-
-static int finite_num(const void *v, int dbl, size_t n)
-{
-  return dbl ? finite_d(v, n) : finite_f(v, n);
-}
-
+/* 1 when the engine's state, history and crossfade state are all finite. Per buffer, on a few
+ * dozen numbers: finite.c's scans test the exponent bits (NaN and Inf have them all set), which
+ * the compiler unrolls and vectorizes, where a floating-point test per number would be a chain of
+ * compares. */
 static int all_finite(const fx_cascade_t *c)
 {
   const size_t C = (size_t) c->channels;
-  int ok = finite_d(c->hist, fxc_hist_len(c->cur.K, c->channels));
-  ok &= finite_num(c->cur.state, c->dbl, (size_t) c->cur.K * 2 * C);
+  int bad = fx_has_nonfinite(c->hist, fxc_hist_len(c->cur.K, c->channels), 1);
+  bad |= fx_has_nonfinite(c->cur.state, (size_t) c->cur.K * 2 * C, c->dbl);
   for (int s = 0; s < c->S; s++) {
     const fx_stage_rt_t *st = &c->st[s];
     if (st->yh_valid)
-      ok &= finite_d(st->yh, 2 * C);
+      bad |= fx_has_nonfinite(st->yh, 2 * C, 1);
     if (st->xf_active)
-      ok &= finite_num(st->old.state, c->dbl, (size_t) st->old.K * 2 * C);
+      bad |= fx_has_nonfinite(st->old.state, (size_t) st->old.K * 2 * C, c->dbl);
   }
-  return ok;
+  return !bad;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -7,25 +7,38 @@
 
 /* Samples per block of the scan: the test is ORed over a block of a fixed size (integer operations
  * on the exponent field only, so the compiler vectorizes it without reassociating floating point),
- * and only a block with a hit is walked sample by sample. */
+ * and only a block with a hit is walked sample by sample. Short arrays (the engine's state and
+ * history, a few dozen numbers) and the tails of long ones go by blocks of SHORT, also of a fixed
+ * size, so they are unrolled rather than walked one number at a time. */
 #define BLOCK 64
+#define SHORT 8
 
-#define FX_FINITE_FUNCS(SUFFIX, T, U, MASK)                                                        \
-  /* 1 when one of the len samples has an all-ones exponent (NaN or Inf) */                        \
+#define FX_FINITE_FUNCS(SUFFIX, T, U, MASK, LOW)                                                   \
+  /* 1 when one of the len samples has an all-ones exponent (NaN or Inf). (b & MASK) + LOW, LOW    \
+   * the exponent's lowest bit, reaches the sign bit exactly for an all-ones exponent, so the      \
+   * scan is an AND, an ADD and an OR per sample, tested once at the end. */                       \
   static inline int bad_##SUFFIX(const T *x, size_t len)                                           \
   {                                                                                                \
-    unsigned bad = 0;                                                                              \
+    U acc = 0;                                                                                     \
     for (size_t k = 0; k < len; k++) {                                                             \
       U b;                                                                                         \
       memcpy(&b, x + k, sizeof(b));                                                                \
-      bad |= (b & (MASK)) == (MASK);                                                               \
+      acc |= (b & (MASK)) + (LOW);                                                                 \
     }                                                                                              \
-    return bad != 0;                                                                               \
+    return (acc & ((MASK) + (LOW))) != 0;                                                          \
   }                                                                                                \
-  /* a block of the fixed size BLOCK: bad_ inlined with a constant length, which vectorizes */     \
   static int block_bad_##SUFFIX(const T *x)                                                        \
   {                                                                                                \
     return bad_##SUFFIX(x, BLOCK);                                                                 \
+  }                                                                                                \
+  /* the same below BLOCK: blocks of SHORT, then the rest (< SHORT) */                             \
+  static int tail_bad_##SUFFIX(const T *x, size_t len)                                             \
+  {                                                                                                \
+    size_t i = 0;                                                                                  \
+    int bad = 0;                                                                                   \
+    for (; i + SHORT <= len; i += SHORT)                                                           \
+      bad |= bad_##SUFFIX(x + i, SHORT);                                                           \
+    return bad | (i < len && bad_##SUFFIX(x + i, len - i));                                        \
   }                                                                                                \
   static size_t zero_##SUFFIX(T *x, size_t len)                                                    \
   {                                                                                                \
@@ -46,7 +59,7 @@
     for (; i + BLOCK <= n; i += BLOCK)                                                             \
       if (block_bad_##SUFFIX(x + i))                                                               \
         replaced += zero_##SUFFIX(x + i, BLOCK);                                                   \
-    if (i < n && bad_##SUFFIX(x + i, n - i))                                                       \
+    if (i < n && tail_bad_##SUFFIX(x + i, n - i))                                                  \
       replaced += zero_##SUFFIX(x + i, n - i);                                                     \
     return replaced;                                                                               \
   }                                                                                                \
@@ -56,11 +69,11 @@
     for (; i + BLOCK <= n; i += BLOCK)                                                             \
       if (block_bad_##SUFFIX(x + i))                                                               \
         return 1;                                                                                  \
-    return i < n && bad_##SUFFIX(x + i, n - i);                                                    \
+    return i < n && tail_bad_##SUFFIX(x + i, n - i);                                               \
   }
 
-FX_FINITE_FUNCS(f32, float, uint32_t, 0x7f800000u)
-FX_FINITE_FUNCS(f64, double, uint64_t, 0x7ff0000000000000ull)
+FX_FINITE_FUNCS(f32, float, uint32_t, 0x7f800000u, 0x00800000u)
+FX_FINITE_FUNCS(f64, double, uint64_t, 0x7ff0000000000000ull, 0x0010000000000000ull)
 
 size_t fx_zero_nonfinite(void *x, size_t n, int is_f64)
 {

@@ -135,9 +135,11 @@ struct _GstFxChain {
   gchar *wire_error;      /* why the last wiring failed (NULL when fine) */
   guint fused_counter;
 
-  /* The stats probe on the ghost src pad in use (wire_lock); buffers counted by it (streaming
-   * thread only; reset on wiring). */
-  GstPad *stats_pad;
+  /* The ghost src pad in use and its internal pad, whose pad functions count the buffers leaving
+   * the bin and report at EOS (wire_lock; see stats_install()); stats_probe: the pad probe used
+   * instead when those functions are not GStreamer's defaults (0: none). buffers_out: streaming
+   * thread only; reset on wiring. */
+  GstPad *stats_pad, *stats_internal;
   gulong stats_probe;
   guint64 buffers_out;
 };
@@ -627,20 +629,12 @@ static void clear_ghost_targets(GstFxChain *self)
   g_list_free_full(pads, gst_object_unref);
 }
 
-/* Counts buffers leaving the bin and posts `fxchain-stats` at EOS (streaming thread). */
-static GstPadProbeReturn stats_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+/* Posts `fxchain-stats` (the EOS report; streaming thread). */
+static void stats_post(GstFxChain *self)
 {
-  GstFxChain *self = GST_FX_CHAIN(user_data);
   gchar *plan = NULL, *backend = NULL;
   guint64 dispatches = 0, launches = 0;
 
-  (void) pad;
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    self->buffers_out++;
-    return GST_PAD_PROBE_OK;
-  }
-  if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) != GST_EVENT_EOS)
-    return GST_PAD_PROBE_OK;
   g_object_get(self, "plan", &plan, "dispatches", &dispatches, "launches", &launches, "backend",
                &backend, NULL);
   gst_element_post_message(
@@ -652,25 +646,102 @@ static GstPadProbeReturn stats_probe(GstPad *pad, GstPadProbeInfo *info, gpointe
                             G_TYPE_UINT64, launches, "backend", G_TYPE_STRING, backend, NULL)));
   g_free(plan);
   g_free(backend);
+}
+
+/* The bin that owns the ghost pad `ghost` (the parent of an internal pad), or NULL. The stats
+ * pad functions are installed only on the ghost pads of an fxchain, which stay its own while it
+ * streams, so no type check is made (this runs per buffer). */
+static GstFxChain *stats_owner(GstObject *ghost)
+{
+  return ghost ? (GstFxChain *) GST_OBJECT_PARENT(ghost) : NULL;
+}
+
+/* The internal pad's chain function: counts the buffer, then does what the ghost pad's internal
+ * pad does by default (pushes it out of the ghost pad). */
+static GstFlowReturn stats_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer)
+{
+  GstFxChain *self = stats_owner(parent);
+
+  if (self)
+    self->buffers_out++;
+  return gst_proxy_pad_chain_default(pad, parent, buffer);
+}
+
+/* The internal pad's event function: the report at EOS, before EOS leaves the bin. */
+static gboolean stats_event(GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  GstFxChain *self = stats_owner(parent);
+
+  if (self && GST_EVENT_TYPE(event) == GST_EVENT_EOS)
+    stats_post(self);
+  return gst_pad_event_default(pad, parent, event);
+}
+
+/* The ghost src pad's getrange function (downstream pulling): counts what is pulled. */
+static GstFlowReturn stats_getrange(GstPad *pad, GstObject *parent, guint64 offset, guint length,
+                                    GstBuffer **buffer)
+{
+  GstFlowReturn ret = gst_proxy_pad_getrange_default(pad, parent, offset, length, buffer);
+
+  if (ret == GST_FLOW_OK && parent)
+    ((GstFxChain *) parent)->buffers_out++;
+  return ret;
+}
+
+/* The fallback: a probe on the ghost src pad that counts and reports (streaming thread). */
+static GstPadProbeReturn stats_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstFxChain *self = GST_FX_CHAIN(user_data);
+
+  (void) pad;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    self->buffers_out++;
+  else if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) == GST_EVENT_EOS)
+    stats_post(self);
   return GST_PAD_PROBE_OK;
 }
 
 /* wire_lock held. */
 static void stats_remove(GstFxChain *self)
 {
-  if (self->stats_pad) {
+  if (self->stats_internal) { /* GStreamer's defaults again */
+    gst_pad_set_chain_function(self->stats_internal, gst_proxy_pad_chain_default);
+    gst_pad_set_event_function(self->stats_internal, gst_pad_event_default);
+    gst_pad_set_getrange_function(self->stats_pad, gst_proxy_pad_getrange_default);
+    gst_clear_object(&self->stats_internal);
+  }
+  if (self->stats_probe) {
     gst_pad_remove_probe(self->stats_pad, self->stats_probe);
-    gst_clear_object(&self->stats_pad);
     self->stats_probe = 0;
   }
+  gst_clear_object(&self->stats_pad);
 }
 
-/* wire_lock held; `ghost`: the src ghost pad now in use. */
+/* wire_lock held; `ghost`: the src ghost pad now in use. The buffer count and the EOS report go
+ * into the pad functions of the ghost pad's internal pad (and the ghost pad's getrange), wrapping
+ * the defaults GstGhostPad installs, rather than into a pad probe: any probe on a pad makes every
+ * push through it walk the pad's probe list, a cost paid per buffer. Where those functions are
+ * not the defaults (another GStreamer), a probe does it. Buffer lists are not counted, as
+ * before. */
 static void stats_install(GstFxChain *self, GstPad *ghost)
 {
+  GstPad *internal = GST_PAD(gst_proxy_pad_get_internal(GST_PROXY_PAD(ghost)));
+
   stats_remove(self);
   self->buffers_out = 0;
   self->stats_pad = gst_object_ref(ghost);
+  if (internal && GST_PAD_CHAINFUNC(internal) == gst_proxy_pad_chain_default &&
+      GST_PAD_EVENTFUNC(internal) == gst_pad_event_default &&
+      GST_PAD_EVENTFULLFUNC(internal) == NULL &&
+      GST_PAD_GETRANGEFUNC(ghost) == gst_proxy_pad_getrange_default) {
+    gst_pad_set_chain_function(internal, stats_chain);
+    gst_pad_set_event_function(internal, stats_event);
+    gst_pad_set_getrange_function(ghost, stats_getrange);
+    self->stats_internal = internal;
+    return;
+  }
+  GST_DEBUG_OBJECT(self, "ghost pad functions are not the defaults: counting with a probe");
+  g_clear_object(&internal);
   self->stats_probe =
       gst_pad_add_probe(ghost, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
                         stats_probe, self, NULL);

@@ -42,12 +42,19 @@
 GST_DEBUG_CATEGORY_STATIC(gst_fx_fused_debug);
 #define GST_CAT_DEFAULT gst_fx_fused_debug
 
+/* GstFxIirClass.sync_child_controllers */
+typedef void GstFxIirSyncChildFunc(GstFxIir *self, const GstSegment *segment,
+                                   GstClockTime timestamp);
+
 struct _GstFxFused {
   GstFxIir parent;
 
   guint n;
   GstElement **children; /* refs, chain order */
   gboolean *is_gain;     /* child i is an fxgain (else a GstFxIir) */
+  /* Child i's class's sync_child_controllers (NULL for an fxgain and where the class has none),
+   * looked up once: before_transform runs per buffer. */
+  GstFxIirSyncChildFunc **sync_child;
 
   /* Streaming thread: what the last design saw (to tell when to redesign). seen_serial holds the
    * IIR children's parameter serials and the fxgains' serials (gst_fx_gain_get_serial()). */
@@ -100,6 +107,7 @@ static void gst_fx_fused_finalize(GObject *object)
     gst_object_unref(self->children[i]);
   g_free(self->children);
   g_free(self->is_gain);
+  g_free(self->sync_child);
   g_free(self->seen_serial);
   g_free(self->seen_gain);
   g_free(self->seen_clip);
@@ -122,9 +130,12 @@ GstElement *gst_fx_fused_new(const gchar *name, GstElement *const *children, gui
   self->seen_gain = g_new0(double, n_children);
   self->seen_clip = g_new0(gboolean, n_children);
   self->is_gain = g_new0(gboolean, n_children);
+  self->sync_child = g_new0(GstFxIirSyncChildFunc *, n_children);
   for (guint i = 0; i < n_children; i++) {
     self->children[i] = gst_object_ref(children[i]);
     self->is_gain[i] = GST_IS_FX_GAIN(children[i]);
+    if (!self->is_gain[i])
+      self->sync_child[i] = GST_FX_IIR_GET_CLASS(children[i])->sync_child_controllers;
   }
   return GST_ELEMENT(self);
 }
@@ -199,8 +210,9 @@ out:
 
 /* Reads the children's parameter serials and gains; returns TRUE when any changed since the last
  * call. Sets *new_clip to the first folded gain that started to clip (transfer none). Per buffer
- * this is one atomic load per child: an fxgain's settings are read (under its lock) only when its
- * serial moved, or with `all`. */
+ * this is one atomic load per child (no type checks: the children's types were checked in
+ * gst_fx_fused_new()): an fxgain's settings are read (under its lock) only when its serial moved,
+ * or with `all`. */
 static gboolean snapshot_children(GstFxFused *self, GstElement **new_clip, gboolean all)
 {
   gboolean changed = FALSE;
@@ -249,8 +261,9 @@ static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *bu
   GstElement *new_clip = NULL;
   GstClockTime stream_time;
 
-  /* The stage's own controllers (GstFxIir syncs them). */
-  GST_BASE_TRANSFORM_CLASS(gst_fx_fused_parent_class)->before_transform(trans, buffer);
+  /* The stage's own controllers (GstFxIir syncs them). Per buffer: unchecked casts here and
+   * below (GObject's checked casts cost more than the rest of this function). */
+  ((GstBaseTransformClass *) gst_fx_fused_parent_class)->before_transform(trans, buffer);
 
   /* The children's controllers, at the buffer's stream time, as they would sync themselves. Only
    * children with control bindings (the unlocked check gst_object_sync_values() itself makes
@@ -270,20 +283,14 @@ static void gst_fx_fused_before_transform(GstBaseTransform *trans, GstBuffer *bu
     gst_object_sync_values(child, stream_time);
   }
   /* Controllers on the children's own child objects (fxeq's bands). */
-  for (guint i = 0; i < self->n; i++) {
-    GstFxIirClass *klass;
-
-    if (self->is_gain[i])
-      continue;
-    klass = GST_FX_IIR_GET_CLASS(self->children[i]);
-    if (klass->sync_child_controllers)
-      klass->sync_child_controllers(GST_FX_IIR(self->children[i]), &trans->segment,
-                                    GST_BUFFER_TIMESTAMP(buffer));
-  }
+  for (guint i = 0; i < self->n; i++)
+    if (self->sync_child[i])
+      self->sync_child[i]((GstFxIir *) self->children[i], &trans->segment,
+                          GST_BUFFER_TIMESTAMP(buffer));
 
   if (snapshot_children(self, &new_clip, FALSE)) {
     GST_LOG_OBJECT(self, "a child's parameters changed: redesigning the fused cascade");
-    gst_fx_iir_parameters_changed(GST_FX_IIR(self));
+    gst_fx_iir_parameters_changed((GstFxIir *) self);
   }
   if (new_clip && !self->clip_warned) {
     gchar *name = gst_object_get_name(GST_OBJECT(new_clip));

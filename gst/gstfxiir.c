@@ -267,13 +267,10 @@ gboolean gst_fx_iir_get_cascade_design(GstFxIir *self, double rate, GstFxCascade
 
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self)
 {
-  guint serial;
-
-  g_return_val_if_fail(GST_IS_FX_IIR(self), 0);
-  /* Lock-free (fxchain reads it per buffer and child): a change racing this read is seen by the
-   * next buffer, as it would be with the lock. */
-  serial = (guint) g_atomic_int_get(&PRIV(self)->serial);
-  return serial;
+  /* Lock-free and unchecked (fxchain reads it per buffer and child, and checked the children's
+   * types when it planned): a change racing this read is seen by the next buffer, as it would be
+   * with the lock. */
+  return (guint) g_atomic_int_get(&PRIV(self)->serial);
 }
 
 gint gst_fx_iir_get_rate(GstFxIir *self)
@@ -532,13 +529,16 @@ static gboolean gst_fx_iir_stop(GstBaseTransform *trans)
   return TRUE;
 }
 
+/* Per buffer: unchecked casts here and in transform_ip (GObject's checked casts are a visible
+ * part of the per-buffer cost on short buffers; see docs/benchmarking.md). */
 static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer)
 {
   GstFxIirClass *klass = GST_FX_IIR_GET_CLASS(trans);
 
   gst_fx_sync_controllers(trans, buffer);
   if (klass->sync_child_controllers)
-    klass->sync_child_controllers(GST_FX_IIR(trans), &trans->segment, GST_BUFFER_TIMESTAMP(buffer));
+    klass->sync_child_controllers((GstFxIir *) trans, &trans->segment,
+                                  GST_BUFFER_TIMESTAMP(buffer));
 }
 
 static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)
@@ -556,7 +556,7 @@ static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event)
 
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
 {
-  GstFxIir *self = GST_FX_IIR(trans);
+  GstFxIir *self = (GstFxIir *) trans;
   GstFxIirPrivate *priv = PRIV(self);
   GstMapInfo map;
   GstFxCascadeDesign *pending = NULL;
@@ -575,7 +575,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFlowReturn ret;
 
   bpf = GST_AUDIO_INFO_BPF(&((GstAudioFilter *) self)->info);
-  ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0, buf, &map);
+  ret = gst_fx_map_writable((GstElement *) self, bpf > 0, buf, &map);
   if (ret != GST_FLOW_OK)
     return ret;
   frames = map.size / bpf;
@@ -644,6 +644,6 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     GST_ELEMENT_WARNING(self, RESOURCE, FAILED, ("%s", warn_fail), ("CUDA failure mid-stream"));
     g_free(warn_fail);
   }
-  gst_fx_nonfinite_warn(GST_ELEMENT(self), count, GST_STREAM_ERROR_FAILED);
+  gst_fx_nonfinite_warn((GstElement *) self, count, GST_STREAM_ERROR_FAILED);
   return GST_FLOW_OK;
 }

@@ -88,7 +88,7 @@ void gst_fx_iir_parameters_changed(GstFxIir *self);
 
 /* A counter that changes whenever a DSP parameter changes (valid or not), so that a container
  * (fxchain) can tell cheaply, per buffer, whether to call gst_fx_iir_get_sections() again. One
- * atomic load, no lock. */
+ * atomic load, no lock, no type check (@self must be a #GstFxIir). */
 guint gst_fx_iir_get_parameters_serial(GstFxIir *self);
 
 /* The negotiated sample rate, or 0 when none. */

@@ -348,6 +348,45 @@ static void test_nonfinite(void)
   }
 }
 
+/* The engine's safety net: finite input can still overflow the state (huge samples through a
+ * gain of 1e10: Inf in float state for F32 single precision, in double state for F64). The call
+ * that overflows reports FX_PROCESS_NONFINITE and clears the stream, so the next buffer's output
+ * is exactly a fresh cascade's on that buffer; large input that does not overflow is not flagged.
+ * F32 in double arithmetic keeps double state, which these samples do not overflow. */
+static void test_state_overflow(void)
+{
+  for (int m = 0; m < NMODES; m++) {
+    if (modes[m].prec != FX_PRECISION_SINGLE && modes[m].fmt != FX_SAMPLE_F64)
+      continue;
+    const fx_sample_format_t fmt = modes[m].fmt;
+    const int C = 2;
+    const size_t frames = 300, N = frames * C;
+    const double huge = fmt == FX_SAMPLE_F64 ? 1e300 : 1e30, large = huge * 1e-20;
+    fx_sos_t sos[8];
+    const int K = test_sos(sos, 48000.0);
+    fx_cascade_t *c = make(C, fmt, modes[m].prec, sos, K, 1e10);
+    fx_cascade_t *fresh = make(C, fmt, modes[m].prec, sos, K, 1e10);
+    void *a = noise_buf(fmt, N, 31, large);
+    CHECK(fx_cascade_process(c, a, frames) == 0, "%s: large finite input flagged", modes[m].name);
+    void *b = noise_buf(fmt, N, 32, huge);
+    CHECK(fx_cascade_process(c, b, frames) & FX_PROCESS_NONFINITE, "%s: overflow not flagged",
+          modes[m].name);
+    void *d = noise_buf(fmt, N, 33, 1.0);
+    void *e = dup_buf(fmt, d, N);
+    CHECK(fx_cascade_process(c, d, frames) == 0, "%s: buffer after the overflow flagged",
+          modes[m].name);
+    fx_cascade_process(fresh, e, frames);
+    CHECK(memcmp(d, e, N * ssize(fmt)) == 0,
+          "%s: the buffer after the overflow is not filtered from a cleared state", modes[m].name);
+    fx_cascade_free(c);
+    fx_cascade_free(fresh);
+    free(a);
+    free(b);
+    free(d);
+    free(e);
+  }
+}
+
 /* Setting the same coefficients mid-stream changes nothing: exactly the same coefficients are a
  * no-op; coefficients one ulp away go through the DF-I state transfer and the crossfade, which in
  * exact arithmetic reproduces the running state (single precision: the transfer computes the
@@ -1399,6 +1438,7 @@ int main(void)
   test_identity_and_gain();
   test_reset();
   test_nonfinite();
+  test_state_overflow();
   test_same_coefficients();
   test_dfi_switch();
   test_ramp();

@@ -222,7 +222,8 @@ static void test_zero_nonfinite(void)
   const double bads[] = {NAN, -NAN, INFINITY, -INFINITY};
   const double goods[] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0, 1.0};
   const float goods_f[] = {FLT_MAX, -FLT_MAX, 1.4e-45f, -0.0f, 1.0f};
-  const size_t sizes[] = {1, 63, 64, 65, 200};
+  /* around the scan's block (64) and short-block (8) boundaries */
+  const size_t sizes[] = {1, 7, 8, 9, 17, 63, 64, 65, 71, 72, 73, 200};
   int wrong = 0;
 
   for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {

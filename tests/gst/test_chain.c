@@ -303,6 +303,89 @@ GST_START_TEST(test_bin_syntax_reaches_eos)
 }
 GST_END_TEST;
 
+/* ---- fxchain-stats: the buffer count without a pad probe ---- */
+
+static GstPadProbeReturn count_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  (void) pad;
+  (void) info;
+  (*(guint64 *) user_data)++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs the pipeline to EOS; returns the `buffers` of its fxchain-stats message (fails without
+ * one). */
+static guint64 run_for_stats(GstElement *pipeline)
+{
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gboolean have = FALSE, eos = FALSE;
+  guint64 buffers = 0;
+
+  fail_unless(gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  while (!eos) {
+    GstMessage *m = gst_bus_timed_pop_filtered(
+        bus, TIMEOUT, GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless(m != NULL, "pipeline hung");
+    fail_if(GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR, "error on the bus");
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT &&
+        gst_structure_has_name(gst_message_get_structure(m), "fxchain-stats")) {
+      fail_if(have, "two fxchain-stats messages in one run");
+      have = gst_structure_get_uint64(gst_message_get_structure(m), "buffers", &buffers);
+    }
+    eos = GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+    gst_message_unref(m);
+  }
+  gst_object_unref(bus);
+  fail_unless(have, "no fxchain-stats message before EOS");
+  fail_unless_equals_int(gst_element_set_state(pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  return buffers;
+}
+
+static const char *const stats_chains[] = {
+    "fxbutterworth mode=high-pass cutoff=80 order=4 ! fxbutterworth cutoff=12000 order=8",
+    "fxbiquad type=peaking gain=3 ! audioconvert", /* the last stage is not a cascade */
+};
+
+/* fxchain counts the buffers leaving it in its src ghost pad's internal pad functions: the count
+ * equals what the sink receives, fused and unfused, on a first run and on a second one (the bin
+ * rewires itself from NULL and counts from zero); an application's probe on the bin's src pad
+ * still sees every buffer. */
+GST_START_TEST(test_stats_counts_buffers)
+{
+  const char *chain = stats_chains[__i__ / 2];
+  const gboolean fuse = __i__ % 2 == 0;
+  gchar *desc = g_strdup_printf(
+      "audiotestsrc num-buffers=37 samplesperbuffer=100 ! audio/x-raw,format=F32LE,channels=2 ! "
+      "fxchain name=c fuse=%s chain=\"%s\" ! fakesink name=s",
+      fuse ? "true" : "false", chain);
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch(desc, &err);
+  GstElement *c, *sink;
+  GstPad *src, *sinkpad;
+  guint64 at_src = 0, at_sink = 0;
+
+  fail_unless(pipeline != NULL && err == NULL, "cannot parse %s", desc);
+  c = gst_bin_get_by_name(GST_BIN(pipeline), "c");
+  sink = gst_bin_get_by_name(GST_BIN(pipeline), "s");
+  src = gst_element_get_static_pad(c, "src");
+  sinkpad = gst_element_get_static_pad(sink, "sink");
+  gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, count_probe, &at_src, NULL);
+  gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, count_probe, &at_sink, NULL);
+  for (int run = 0; run < 2; run++) {
+    at_src = at_sink = 0;
+    fail_unless_equals_uint64(run_for_stats(pipeline), 37);
+    fail_unless_equals_uint64(at_src, 37);
+    fail_unless_equals_uint64(at_sink, 37);
+  }
+  gst_object_unref(src);
+  gst_object_unref(sinkpad);
+  gst_object_unref(sink);
+  gst_object_unref(c);
+  gst_object_unref(pipeline);
+  g_free(desc);
+}
+GST_END_TEST;
+
 /* GstHarness around the bin syntax (gst_harness_new_parse). */
 GST_START_TEST(test_harness_bin_syntax)
 {
@@ -619,6 +702,7 @@ static Suite *fx_chain_suite(void)
   tcase_add_test(tc, test_child_property_changes_output);
   tcase_add_test(tc, test_bin_syntax_reaches_eos);
   tcase_add_test(tc, test_harness_bin_syntax);
+  tcase_add_loop_test(tc, test_stats_counts_buffers, 0, 2 * G_N_ELEMENTS(stats_chains));
   tcase_add_loop_test(tc, test_bad_chain_errors, 0, G_N_ELEMENTS(bad_cases));
   tcase_add_test(tc, test_negotiation_error_names_child);
   tcase_add_test(tc, test_chain_change_while_playing_warns);

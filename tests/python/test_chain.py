@@ -431,6 +431,59 @@ def test_controller_on_child_no_clicks(v0, v1):
     assert ratio <= 2.0, "largest step %.2fx that of the input" % ratio
 
 
+SEED_CHAIN = ("fxbutterworth name=hp mode=high-pass cutoff=80 order=4 ! "
+              "fxbutterworth name=lp mode=low-pass cutoff=12000 order=8")
+
+
+def attach_on_buffer(n, element, child, prop, value):
+    """configure hook: when the n-th buffer reaches `element`'s sink pad, attaches a controller
+    holding `prop` of `child` at `value` (the controller arrives after n - 1 buffers ran with no
+    control binding anywhere)."""
+    def configure(pipeline):
+        count = [0]
+
+        def on_buffer(pad, info):
+            count[0] += 1
+            if count[0] == n:
+                attach_ramp(pipeline, child, prop, [(0, value), (3600, value)])
+            return Gst.PadProbeReturn.OK
+
+        pipeline.get_by_name(element).get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER,
+                                                                       on_buffer)
+    return configure
+
+
+@pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
+@pytest.mark.parametrize("child,design", [
+    ("hp", lambda: np.vstack([ss.butter(4, 1000, "highpass", fs=RATE, output="sos"),
+                              ss.butter(8, 12000, fs=RATE, output="sos")])),
+    ("lp", lambda: np.vstack([ss.butter(4, 80, "highpass", fs=RATE, output="sos"),
+                              ss.butter(8, 2000, fs=RATE, output="sos")])),
+], ids=["first-child", "last-child"])
+def test_controller_attached_mid_stream(fuse, child, design):
+    """The seed chain in 128-frame buffers runs 200 buffers with no control binding (the per-buffer
+    path skips controller work then); a controller attached to a child at buffer 200 still takes
+    effect: before it the output is the seed chain's, after the transition the new design's
+    (scipy sosfilt of scipy's designs)."""
+    n_at, split = 200, 128
+    x = noise(RATE, 2, seed=61)
+    res = run_pipeline("fxchain name=c fuse=%s" % ("true" if fuse else "false"), x, RATE,
+                       split=split,
+                       configure=with_chain(SEED_CHAIN, attach_on_buffer(
+                           n_at, "c", child, "cutoff", 1000 if child == "hp" else 2000)),
+                       read_props=[("c", "dispatches"), ("c", "plan")])
+    assert_clean(res, frames=x.shape[0])
+    assert cascades(res) == (1 if fuse else 2)
+    before = ss.sosfilt(np.vstack([ss.butter(4, 80, "highpass", fs=RATE, output="sos"),
+                                   ss.butter(8, 12000, fs=RATE, output="sos")]), x, axis=0)
+    after = ss.sosfilt(design(), x, axis=0)
+    n1, n2 = (n_at - 1) * split, int(0.8 * RATE)
+    e_before = rel_err(res.y[:n1], before[:n1])
+    e_after = rel_err(res.y[n2:], after[n2:])
+    assert e_before <= 1e-9, "before the controller: %.3g off the seed chain" % e_before
+    assert e_after <= 1e-6, "controller attached mid-stream not honoured: %.3g off" % e_after
+
+
 # ------------------------------------------------------------------------------------------------
 # bad input
 
