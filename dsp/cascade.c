@@ -110,6 +110,18 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
   return c->format == FX_SAMPLE_F32 && c->channels <= 2 && lanes >= 2;
 }
 
+void fxc_chunk_policy(fx_cascade_t *c)
+{
+  c->chunked = fxc_want_chunked(c, c->dbl);
+  const char *e = getenv("FX_CHUNK");
+  const int lanes = c->dbl ? c->kernel->lanes_f64 : c->kernel->lanes_f32;
+  c->ck_always = c->chunked && ((e && strcmp(e, "1") == 0) ||
+                                (!c->dbl && c->pr_valid && c->pr_single && c->pr_chunk_only));
+  c->ck_min_frames = c->chunked && c->channels > 0
+                         ? 2 * (size_t) lanes * FX_CHUNK_L / (size_t) c->channels
+                         : SIZE_MAX;
+}
+
 int fxc_chunk_reserve(fx_cascade_t *c, int K, int channels)
 {
   const size_t k = K > 0 ? (size_t) K : 1, n = k * (size_t) (channels > 0 ? channels : 1);
@@ -333,7 +345,7 @@ fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format
    * float32 sosfilt (cascade_precision.c). */
   c->dbl = format == FX_SAMPLE_F64 || precision == FX_PRECISION_DOUBLE ||
            (precision == FX_PRECISION_AUTO && (c->offload || !(c->pr_valid && c->pr_single)));
-  c->chunked = fxc_want_chunked(c, c->dbl);
+  fxc_chunk_policy(c);
   fxc_update_backend(c);
   load_run_coefs(c);
   fxc_clear_stream(c);

@@ -193,6 +193,12 @@ struct fx_cascade {
    * `chunked`; ckp[cur.K] the sections' tables (rebuilt in process() where a section's run
    * coefficients no longer match them), ckr[C][cur.K] the channels' chunk records. */
   int chunked;
+  /* Which process() calls take them (fxc_chunk_policy()): all (ck_always: FX_CHUNK=1, or single
+   * precision that only the chunked float path makes accurate enough), else those of at least
+   * ck_min_frames frames (two vectors of chunks); ck_now: this call's choice. Shorter calls run the
+   * sequential kernels, faster there; the path changes only the rounding. */
+  int ck_always, ck_now;
+  size_t ck_min_frames;
   fx_chunk_sec_t *ckp;
   size_t ckp_cap;
   fx_chunk_rec_t *ckr;
@@ -202,7 +208,7 @@ struct fx_cascade {
   /* FX_PRECISION_AUTO's last probe (cascade_precision.c): the design it measured (pr_K sections,
    * engine coefficients in double), its errors (SER in dB against double) and the decision. */
   double *pr_coef;
-  int pr_K, pr_valid, pr_single, pr_chunked;
+  int pr_K, pr_valid, pr_single, pr_chunked, pr_chunk_only;
   double pr_ser_single, pr_ser_scipy;
   uint64_t probes;
 };
@@ -242,13 +248,16 @@ void fxc_fold_stage(fx_cascade_t *c, int s, double g);
 void fxc_update_backend(fx_cascade_t *c);
 /* Whether `cur` would run through the chunked kernels with this arithmetic (dbl). */
 int fxc_want_chunked(const fx_cascade_t *c, int dbl);
+/* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic. */
+void fxc_chunk_policy(fx_cascade_t *c);
 
 /* ---- cascade_precision.c: FX_PRECISION_AUTO ---- */
 
-/* The probe: SER (dB, against double) of the float path and of scipy-style float32 sosfilt on
- * design d. 0 when out of memory. */
-int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_single,
-                     double *ser_scipy);
+/* The probe: SER (dB, against double) of the sequential and the chunked float paths (NaN where
+ * this cascade is not chunked) and of scipy-style float32 sosfilt on design d. 0 when out of
+ * memory. */
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_seq,
+                     double *ser_chunk, double *ser_scipy);
 /* The arithmetic (1: double) for design d: the stream's own unless it is F32 under
  * FX_PRECISION_AUTO; then the last decision while the poles stay near the probed ones, otherwise a
  * new probe. */

@@ -505,6 +505,8 @@ static fx_status_t choose_arithmetic(fx_cascade_t *c, const fx_cascade_stage_t *
   const int dbl = fxc_auto_precision(c, &d);
   if (c->channels > 0 && !c->offload && dbl != c->dbl)
     fxc_set_arithmetic(c, dbl);
+  if (c->channels > 0) /* the chunked calls may change with the decision */
+    fxc_chunk_policy(c);
   ret = FX_OK;
 out:
   free(K);

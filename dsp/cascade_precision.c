@@ -101,8 +101,8 @@ static double *engine_coefs(const fxc_probe_design_t *d, int *K_out)
   return coef;
 }
 
-int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_single,
-                     double *ser_scipy)
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_seq,
+                     double *ser_chunk, double *ser_scipy)
 {
   int K = 0, ok = 0;
   double *coef = engine_coefs(d, &K);
@@ -123,22 +123,25 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_s
   for (size_t i = 0; i < n; i++)
     ref[i] = (double) x[i];
   kn->f64(coef, st, NULL, K, K, ref, n, 1);
-  /* the float path this cascade would run */
-  memcpy(y, x, n * sizeof(float));
-  memset(st, 0, Kr * 2 * sizeof(double));
+  /* the float paths this cascade may run: sequential, and chunked where it has lanes to fill */
   for (int k = 0; k < 5 * K; k++)
     cf[k] = (float) coef[k];
+  memcpy(y, x, n * sizeof(float));
+  memset(st, 0, Kr * 2 * sizeof(double));
+  kn->f32_s(cf, (float *) st, NULL, K, K, y, n, 1);
+  *ser_seq = ser_db(ref, y, n);
+  *ser_chunk = NAN;
   if (fxc_want_chunked(c, 0)) {
+    memcpy(y, x, n * sizeof(float));
+    memset(st, 0, Kr * 2 * sizeof(double));
     for (int k = 0; k < K; k++)
       fx_chunk_sec_build(&ps[k], coef + 5 * (size_t) k);
     kn->ck_f32_s(cf, ps, rec, (float *) st, NULL, K, K, y, n, 1);
-  } else {
-    kn->f32_s(cf, (float *) st, NULL, K, K, y, n, 1);
+    *ser_chunk = ser_db(ref, y, n);
   }
   /* scipy-style float32 sosfilt: the caller's sections, plain float arithmetic */
   memcpy(sp, x, n * sizeof(float));
   scipy_sosfilt_f32(d->raw, d->nraw, sp, n, (float *) st);
-  *ser_single = ser_db(ref, y, n);
   *ser_scipy = ser_db(ref, sp, n);
   ok = 1;
 out:
@@ -182,7 +185,7 @@ void fxc_set_arithmetic(fx_cascade_t *c, int dbl)
     if (c->st[s].xf_active && c->st[s].old.K > 0)
       convert(c->st[s].old.state, C * (size_t) c->st[s].old.K * 2, dbl);
   c->dbl = dbl;
-  c->chunked = fxc_want_chunked(c, dbl);
+  fxc_chunk_policy(c);
   /* the run coefficients again from the coefficients of record */
   for (int s = 0; s < c->S; s++) {
     fx_stage_rt_t *st = &c->st[s];
@@ -214,21 +217,26 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
                    fxc_pole_distance(c->pr_coef, coef, K) < FX_PROBE_MOVE &&
                    fxc_pole_distance(coef, c->pr_coef, K) < FX_PROBE_MOVE;
   if (!same) {
-    double a, b;
+    double sq, sc, b;
     double *keep = realloc(c->pr_coef, ((size_t) K + 1) * 5 * sizeof(double));
-    if (keep && fxc_probe_single(c, d, &a, &b)) {
+    if (keep && fxc_probe_single(c, d, &sq, &sc, &b)) {
       c->pr_coef = keep;
       memcpy(c->pr_coef, coef, (size_t) K * 5 * sizeof(double));
       c->pr_K = K;
       c->pr_valid = 1;
-      c->pr_ser_single = a;
       c->pr_ser_scipy = b;
       /* tau: frames for the slowest pole to decay by e (fxc_warm_need(): by 1e-3) */
       const double tau = (double) fxc_warm_need(coef, K) / 6.9;
-      const double margin =
-          FX_PROBE_MARGIN_DB + FX_PROBE_MARGIN_TAU_DB * sqrt(tau / (double) FX_PROBE_FRAMES);
-      c->pr_single = isfinite(a) && a >= b + margin;
+      const double bar =
+          b + FX_PROBE_MARGIN_DB + FX_PROBE_MARGIN_TAU_DB * sqrt(tau / (double) FX_PROBE_FRAMES);
+      /* Single where the float paths the engine would take pass: both (short calls run the
+       * sequential kernels), or the chunked one alone, which the engine then takes for every
+       * call; double otherwise. */
+      const int seq_ok = isfinite(sq) && sq >= bar, ck_ok = isfinite(sc) && sc >= bar;
       c->pr_chunked = fxc_want_chunked(c, 0);
+      c->pr_single = c->pr_chunked ? ck_ok : seq_ok;
+      c->pr_chunk_only = c->pr_chunked && ck_ok && !seq_ok;
+      c->pr_ser_single = !c->pr_chunked ? sq : c->pr_chunk_only || !ck_ok ? sc : fmin(sq, sc);
       c->probes++;
     } else {
       if (keep)

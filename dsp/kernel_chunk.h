@@ -34,6 +34,10 @@
 #define K_CK_NV 4
 #endif
 #define K_CK_NB (K_CK_NV * K_W)
+/* Full chunks go through the block path when they fill at least this many vectors. */
+#ifndef K_CK_MIN_VECTORS
+#define K_CK_MIN_VECTORS 2
+#endif
 #define K_CK_L FX_CHUNK_L
 
 #define K_CK_CAT2(a, b) a##_##b
@@ -65,48 +69,135 @@ K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, do
 #define K_CK_H2(p) ((p)->h2)
 #endif
 
-/* Where the call's last two frames are (hist): frame index f of the call, input of section s. */
-static inline void K_CK_FN(ck_note)(double *h, size_t f, size_t frames, double v)
-{
-  if (h && f + 2 >= frames)
-    h[frames - 1 - f] = v; /* [0]: frame frames-1, [1]: frames-2 */
-}
+/* Frames per piece of the chunk wavefront (its local buffer). */
+#define K_CK_WFN 256
 
-/* n frames (n < L, or the rest of a chunk) of one channel, one at a time, from chunk position ph
- * (0 <= ph, ph + n <= L), frames [f, f + n) of the call. Completes the chunk when ph + n == L. */
-static void K_CK_FN(ck_partial)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec,
-                                int K, K_IO *x, size_t C, size_t f, size_t n, int ph, double *hist,
-                                size_t frames)
+/* The chunk wavefront, for calls too short to fill the lanes with chunks and for the chunks cut
+ * by a call's start or end: the sections of one channel spread over the lanes (lane k: section
+ * g0 + k), lane k filtering frame t - k at step t, the corrected outputs shifting up one lane per
+ * step, exactly the chunked arithmetic of the block path sample by sample: the zero-state
+ * recursion, the correction y0 + h1[i] c1 + h2[i] c2 at the sample's chunk position i (lane k
+ * reads its h from a table skewed by k), and at the end of a section's chunk its carry (a lane
+ * event: the lane's end state into the carry, its recursion back to zero). Sections in groups of
+ * up to K_W; buf (n <= K_CK_WFN frames, in place) from chunk position ph. */
+static void K_CK_FN(ck_wf_group)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec,
+                                 int g0, int G, K_T *buf, size_t n, int ph, double *hist, size_t f,
+                                 size_t frames)
 {
-  K_T t[K_CK_L];
-  for (size_t i = 0; i < n; i++)
-    t[i] = (K_T) x[i * C];
-  for (int s = 0; s < K; s++) {
-    const K_T *c = coef + 5 * (size_t) s;
-    const fx_chunk_sec_t *p = ps + s;
-    fx_chunk_rec_t *r = rec + s;
-    const K_T *h1 = K_CK_H1(p) + ph, *h2 = K_CK_H2(p) + ph;
-    K_T z1 = (K_T) r->zs1, z2 = (K_T) r->zs2;
-    const K_T c1 = (K_T) r->c1, c2 = (K_T) r->c2;
-    for (size_t i = 0; i < n; i++) {
-      const K_T v = t[i];
-      K_CK_FN(ck_note)(hist ? hist + 2 * s : NULL, f + i, frames, (double) v);
-      const K_T y = K_SFMA(c[0], v, z1);
-      z1 = K_SFMA(-c[3], y, K_SFMA(c[1], v, z2));
-      z2 = K_SFMA(-c[4], y, c[2] * v);
-      t[i] = K_SFMA(h2[i], c2, K_SFMA(h1[i], c1, y));
+  _Alignas(64) K_T hs1[K_CK_L][K_W], hs2[K_CK_L][K_W];
+  _Alignas(64) K_T t0[K_W], t1[K_W], t2[K_W], t3[K_W], t4[K_W], ki[K_W];
+  _Alignas(64) K_T a1[K_W], a2[K_W], c1[K_W], c2[K_W];
+  double cd1[K_W], cd2[K_W]; /* the carries in double (the lanes hold them rounded) */
+  for (int q = 0; q < K_CK_L; q++)
+    for (int k = 0; k < K_W; k++) {
+      const fx_chunk_sec_t *p = ps + g0 + k;
+      const int i = (q - k + K_CK_L * K_W) % K_CK_L;
+      hs1[q][k] = k < G ? K_CK_H1(p)[i] : (K_T) 0;
+      hs2[q][k] = k < G ? K_CK_H2(p)[i] : (K_T) 0;
     }
-    if (ph + (int) n == K_CK_L) {
-      K_CK_FN(ck_carry)(p, (double) z1, (double) z2, &r->c1, &r->c2);
-      r->zs1 = r->zs2 = 0.0;
+  for (int k = 0; k < K_W; k++) {
+    const K_T *c = coef + 5 * (size_t) (g0 + k);
+    const fx_chunk_rec_t *r = rec + g0 + k;
+    const int on = k < G;
+    t0[k] = on ? c[0] : (K_T) 0;
+    t1[k] = on ? c[1] : (K_T) 0;
+    t2[k] = on ? c[2] : (K_T) 0;
+    t3[k] = on ? -c[3] : (K_T) 0;
+    t4[k] = on ? -c[4] : (K_T) 0;
+    ki[k] = (K_T) k;
+    a1[k] = on ? (K_T) r->zs1 : (K_T) 0;
+    a2[k] = on ? (K_T) r->zs2 : (K_T) 0;
+    cd1[k] = on ? r->c1 : 0.0;
+    cd2[k] = on ? r->c2 : 0.0;
+    c1[k] = (K_T) cd1[k];
+    c2[k] = (K_T) cd2[k];
+  }
+  const K_V B0 = K_LOAD(t0), B1 = K_LOAD(t1), B2 = K_LOAD(t2), NA1 = K_LOAD(t3), NA2 = K_LOAD(t4);
+  const K_V KI = K_LOAD(ki);
+  K_V Z1 = K_LOAD(a1), Z2 = K_LOAD(a2), C1 = K_LOAD(c1), C2 = K_LOAD(c2), Y = K_ZERO();
+  const K_WSEL_T last = K_WSEL_MAKE(G - 1);
+  const size_t steps = n + (size_t) G - 1;
+  const int rec_hist = hist && f + n + 2 > frames; /* the call's last two frames are here */
+  for (size_t t = 0; t < steps; t++) {
+    const size_t q = ((size_t) ph + t) % K_CK_L;
+    const K_V X = K_INS0(K_ROT(Y), K_SET1(t < n ? buf[t] : (K_T) 0));
+    if (rec_hist && f + t + 2 >= frames) { /* the inputs of the group's inner sections */
+      _Alignas(64) K_T xv[K_W];
+      K_STORE(xv, X);
+      for (int k = 1; k < G; k++) {
+        const size_t fr = f + t - (size_t) k; /* the call's frame in lane k */
+        if (t >= (size_t) k && t - (size_t) k < n && fr + 2 >= frames)
+          hist[2 * (g0 + k) + (int) (frames - 1 - fr)] = (double) xv[k];
+      }
+    }
+    const K_V y0 = K_FMA(B0, X, Z1);
+    const K_V n1 = K_FMA(NA1, y0, K_FMA(B1, X, Z2));
+    const K_V n2 = K_FMA(NA2, y0, K_MUL(B2, X));
+    Y = K_FMA(K_LOAD(hs2[q]), C2, K_FMA(K_LOAD(hs1[q]), C1, y0));
+    if (t + 1 < (size_t) G || t >= n) { /* only the lanes holding a frame */
+      const K_VM m = K_MASK(KI, K_SET1((K_T) ((double) t - (double) n)), K_SET1((K_T) t));
+      Z1 = K_SEL(m, n1, Z1);
+      Z2 = K_SEL(m, n2, Z2);
     } else {
-      r->zs1 = (double) z1;
-      r->zs2 = (double) z2;
+      Z1 = n1;
+      Z2 = n2;
+    }
+    if (t + 1 >= (size_t) G)
+      buf[t + 1 - (size_t) G] = K_WEXTRACT(Y, last);
+    /* the lane whose frame ended its chunk: the carry */
+    const int kk = (int) ((q + 1) % K_CK_L);
+    if (kk < G && t >= (size_t) kk && t - (size_t) kk < n) {
+      const K_WSEL_T sel = K_WSEL_MAKE(kk);
+      const K_VM lane = K_MASK(KI, K_SET1((K_T) (kk - 1)), K_SET1((K_T) kk));
+      K_CK_FN(ck_carry)
+      (ps + g0 + kk, (double) K_WEXTRACT(Z1, sel), (double) K_WEXTRACT(Z2, sel), &cd1[kk],
+       &cd2[kk]);
+      Z1 = K_SEL(lane, K_ZERO(), Z1);
+      Z2 = K_SEL(lane, K_ZERO(), Z2);
+      C1 = K_SEL(lane, K_SET1((K_T) cd1[kk]), C1);
+      C2 = K_SEL(lane, K_SET1((K_T) cd2[kk]), C2);
     }
   }
-  for (size_t i = 0; i < n; i++) {
-    K_CK_FN(ck_note)(hist ? hist + 2 * K : NULL, f + i, frames, (double) t[i]);
-    x[i * C] = (K_IO) t[i];
+  K_STORE(a1, Z1);
+  K_STORE(a2, Z2);
+  for (int k = 0; k < G; k++) {
+    fx_chunk_rec_t *r = rec + g0 + k;
+    r->zs1 = (double) a1[k];
+    r->zs2 = (double) a2[k];
+    r->c1 = cd1[k];
+    r->c2 = cd2[k];
+  }
+}
+
+/* Frames [f, f + n) of the call, one channel (x: its frame f, stride C), from chunk position ph:
+ * pieces of up to K_CK_WFN frames through every group of sections. */
+static void K_CK_FN(ck_wf)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, int K,
+                           K_IO *x, size_t C, size_t f, size_t n, int ph, double *hist,
+                           size_t frames)
+{
+  K_T buf[K_CK_WFN];
+  for (size_t i0 = 0; i0 < n; i0 += K_CK_WFN) {
+    const size_t m = n - i0 < K_CK_WFN ? n - i0 : K_CK_WFN;
+    const size_t fa = f + i0; /* the call's frame of buf[0] */
+    const int pa = (int) (((size_t) ph + i0) % K_CK_L);
+    for (size_t i = 0; i < m; i++)
+      buf[i] = (K_T) x[(i0 + i) * C];
+    for (int g0 = 0; g0 <= K; g0 += K_W) {
+      if (hist && fa + m + 2 > frames) /* the input of section g0 at the call's last frames */
+        for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
+          hist[2 * g0 + (int) (frames - 1 - (fa + i))] = (double) buf[i];
+      if (g0 == K)
+        break;
+      const int G = K - g0 < K_W ? K - g0 : K_W;
+      K_CK_FN(ck_wf_group)(coef, ps, rec, g0, G, buf, m, pa, hist, fa, frames);
+      if (g0 + G == K && hist && fa + m + 2 > frames) /* the output */
+        for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
+          hist[2 * K + (int) (frames - 1 - (fa + i))] = (double) buf[i];
+      if (g0 + G == K)
+        break;
+    }
+    for (size_t i = 0; i < m; i++)
+      x[(i0 + i) * C] = (K_IO) buf[i];
   }
 }
 
@@ -353,33 +444,43 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
         double *h = hist + ch * (ks + 1) * 2 + 2 * (size_t) s;
         h[1] = h[0];
       }
-  size_t f = 0;
-  if (ph > 0) { /* the rest of the chunk the previous call began */
-    f = (size_t) (K_CK_L - ph);
-    if (f > frames)
-      f = frames;
-    for (size_t ch = 0; ch < C; ch++)
-      K_CK_FN(ck_partial)
-    (coef, ps, rec + ch * ks, K, data + ch, C, 0, f, ph, hist ? hist + ch * (ks + 1) * 2 : NULL,
-     frames);
-  }
-  const size_t full = (frames - f) / K_CK_L;
+  const int ph0 = ph;
+  ph = (int) (((size_t) ph + frames) % K_CK_L);
 #if defined(K_CK_TR2)
   const int joint = C <= 2;
 #else
   const int joint = C == 1;
 #endif
-  if (full && joint) { /* all channels in the lanes together */
-    const int P = (int) C;
-    const size_t nbmax = (size_t) K_CK_NB / (size_t) P;
+  /* Full chunks in the lanes where there are enough of them to fill K_CK_MIN_VECTORS vectors;
+   * the rest (the chunk the previous call began, the one the next call goes on with, or all of a
+   * short call) through the chunk wavefront. Both do the same arithmetic. */
+  size_t f = ph0 > 0 ? (size_t) (K_CK_L - ph0) : 0;
+  if (f > frames)
+    f = frames;
+  const size_t full = (frames - f) / K_CK_L;
+  const size_t P = joint ? C : 1;
+  if (full * P < (size_t) K_CK_MIN_VECTORS * K_W) {
+    for (size_t ch = 0; ch < C; ch++)
+      K_CK_FN(ck_wf)
+    (coef, ps, rec + ch * ks, K, data + ch, C, 0, frames, ph0,
+     hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
+    goto done;
+  }
+  if (f) /* the rest of the chunk the previous call began */
+    for (size_t ch = 0; ch < C; ch++)
+      K_CK_FN(ck_wf)
+  (coef, ps, rec + ch * ks, K, data + ch, C, 0, f, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
+   frames);
+  if (joint) { /* all channels in the lanes together */
+    const size_t nbmax = (size_t) K_CK_NB / P;
     for (size_t j = 0; j < full;) {
       const size_t nb = full - j < nbmax ? full - j : nbmax;
       K_CK_FN(ck_block)
-      (coef, ps, rec, K, kstride, data + (f + j * K_CK_L) * C, C, P, 1, f + j * K_CK_L, (int) nb,
-       hist, frames);
+      (coef, ps, rec, K, kstride, data + (f + j * K_CK_L) * C, C, (int) P, 1, f + j * K_CK_L,
+       (int) nb, hist, frames);
       j += nb;
     }
-  } else if (full) { /* channel by channel */
+  } else { /* channel by channel */
     for (size_t ch = 0; ch < C; ch++)
       for (size_t j = 0; j < full;) {
         const size_t nb = full - j < K_CK_NB ? full - j : K_CK_NB;
@@ -390,17 +491,12 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
       }
   }
   f += full * K_CK_L;
-  if (f < frames) { /* a chunk the next call goes on with */
+  if (f < frames) /* a chunk the next call goes on with */
     for (size_t ch = 0; ch < C; ch++)
-      K_CK_FN(ck_partial)
-    (coef, ps, rec + ch * ks, K, data + f * C + ch, C, f, frames - f, 0,
-     hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
-    ph = (int) (frames - f);
-  } else if (full) {
-    ph = 0;
-  } else {
-    ph = (int) ((size_t) ph + frames) % K_CK_L;
-  }
+      K_CK_FN(ck_wf)
+  (coef, ps, rec + ch * ks, K, data + f * C + ch, C, f, frames - f, 0,
+   hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
+done:
   /* the true state, for the caller (and for the next call's check) */
   for (size_t ch = 0; ch < C; ch++)
     for (int s = 0; s < K; s++) {

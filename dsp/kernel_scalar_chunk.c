@@ -17,6 +17,15 @@
 #define K_LOADIO(p) ((K_T) * (p))
 #define K_STOREIO(p, v) (*(p) = (K_IO) (v))
 #define K_CK_TR1(r) ((void) (r)) /* one lane: nothing to transpose */
+/* the chunk wavefront's lane operations, on one lane */
+#define K_VM int
+#define K_ROT(v) (v)
+#define K_INS0(a, b) (b)
+#define K_MASK(ki, lo, hi) ((lo) < (ki) && (ki) <= (hi))
+#define K_SEL(m, a, b) ((m) ? (a) : (b))
+#define K_WSEL_T int
+#define K_WSEL_MAKE(l) (l)
+#define K_WEXTRACT(v, s) ((void) (s), (v))
 
 #define K_FLAVOUR_F64 1
 #define K_T double
