@@ -167,6 +167,43 @@ def main():
                 md.append("| %s | %s | %d | %s |" % (kn, fl, K, " | ".join(cells)))
     md.append("")
 
+    # the chunked kernels (kernel_chunk.h) for one and two channels, against the sequential
+    # kernel of the same instruction set, in % of the float FMA bound of the best vector width
+    ck_frames = max(a.frames, 4096)
+    cmd = [exe, "--K", a.K, "--C", "1,2", "--reps", str(a.reps), "--ms", str(a.ms), "--frames",
+           str(ck_frames), "--flavours", "f32_s,f32_d", "--chunk"]
+    print("running", " ".join(cmd), file=sys.stderr)
+    ck_out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    cmd = cmd[:-1]
+    sq_out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    ck = {}
+    for text_out in (ck_out, sq_out):
+        for r in csv.DictReader(io.StringIO("\n".join(
+                l for l in text_out.splitlines() if not l.startswith("#")))):
+            ck[(r["kernel"], r["flavour"], int(r["K"]), int(r["C"]))] = float(
+                r["ns_per_channel_sample_median"])
+    widest = "avx512" if rate.get("avx512") else "avx2"
+    md.append("## Chunked kernels, one and two channels (%d frames per call)\n" % ck_frames)
+    md.append("ns per channel-sample (median); in brackets %% of the float FMA bound of this "
+              "machine's widest vectors (%s, %d float lanes): 5 FMA-unit operations per section "
+              "and sample (the chunked kernels do 7). `seq`: the sequential kernel of the same "
+              "instruction set.\n" % (widest, LANES[widest]["f32_s"]))
+    md.append("| kernel | flavour | K | C=1 chunked | C=1 seq | C=2 chunked | C=2 seq |")
+    md.append("|---|---|---|---|---|---|---|")
+    for kn in [k for k in kernels if k != "scalar"]:
+        for fl in ("f32_s", "f32_d"):
+            for K in Ks:
+                cells = []
+                for C in (1, 2):
+                    v, q = ck.get((kn + "-chunk", fl, K, C)), ck.get((kn, fl, K, C))
+                    b = bound(widest, "f32_s", K)
+                    cells.append("%.3f (%.0f%%)" % (v, 100 * b / v) if v and b else
+                                 ("%.3f" % v if v else ""))
+                    cells.append("%.3f (%.0f%%)" % (q, 100 * b / q) if q and b else
+                                 ("%.3f" % q if q else ""))
+                md.append("| %s | %s | %d | %s |" % (kn, fl, K, " | ".join(cells)))
+    md.append("")
+
     best = kernels[0]
     for stat_name, table in (("medians", ns), ("minima (less disturbed by other load)", ns_min)):
         md.extend(targets(best, kernels, table, scipy_ns, bound, Ks, Cs, stat_name))
