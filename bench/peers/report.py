@@ -231,8 +231,20 @@ class Report:
             for row in tf["chain"]:
                 add("TorchFX %s %s" % (row["kind"], row["dtype"]), "", med(row["s"]), None,
                     "torch %s%s" % (tf["torch"], ", native" if tf.get("native") else ""),
-                    row.get("rel_err"), "torchfx %s, 1 thread, in memory" % tf.get("version"),
-                    row["s"])
+                    row.get("rel_err"), "torchfx %s, 1 thread (OMP_NUM_THREADS=1), in memory"
+                    % tf.get("version"), row["s"])
+        # torch's default threads, unpinned: wall time is the figure (the CPU time of all its
+        # threads is in the note)
+        tf = r.get("torchfx_mt")
+        if tf:
+            for row in tf["chain"]:
+                xs = row.get("wall_s") or row["s"]
+                add("TorchFX %s %s, default threads" % (row["kind"], row["dtype"]), "", med(xs),
+                    None, "torch %s%s" % (tf["torch"], ", native" if tf.get("native") else ""),
+                    row.get("rel_err"), "torchfx %s, %s threads (OMP_NUM_THREADS unset, not "
+                    "pinned), wall time; CPU time of all threads %s s" % (
+                        tf.get("version"), tf.get("num_threads"), fmt_s(med(row.get("cpu_s")))),
+                    xs, section="chain-e2e-torchfx-default-threads")
         self.p(table(["implementation", "kernel", "raw s", "net s", "×RT (raw)",
                       "vs scipy f32 (raw)", "vs audiocheblimit x2 (raw)", "backend",
                       "rel. err", "note"], rows,
