@@ -385,7 +385,7 @@ def startup(a, env, tf_python):
                                                 (p.stderr.strip().splitlines() or [""])[-1][:200]))
             continue
         rows.append({"name": name, "cmd": cmd, "env": e, "wall": [], "cpu": []})
-    reps = max(a.reps * 2 + 1, 11)
+    reps = max(a.nreps * 2 + 1, 11)
     for r in range(reps):
         k = r % len(rows)
         for row in rows[k:] + rows[:k]:
@@ -500,6 +500,19 @@ def write_buffers(res, out):
                     "frames", mmfmt(row["ns"], B if bb == 0 else 1, "%.0f"), m / bf,
                     "%.1f×" % (ref / m) if ref else "–"))
             L.append("")
+    # issue #16's target: 128-frame stereo buffers of the seed chain, <= 2 us through the element
+    rows = [r_ for r_ in (gst or {}).get("buffers", []) if r_["C"] == 2 and r_["B"] == 128]
+    ident = next((r_ for r_ in rows if r_["name"] == "identity"), None)
+    L.append("**Target of issue #16**: 128-frame stereo buffers of the seed chain through the "
+             "element, net of identity, ≤ 2 µs per buffer:")
+    L.append("")
+    for row in rows:
+        if row["name"].startswith("fxchain") and ident and row["ns"] and not row.get("error"):
+            net = med(row["ns"]) - med(ident["ns"])
+            best = min(row["ns"]) - min(ident["ns"])
+            L.append("- %s: %.2f µs (fastest runs: %.2f µs): %s" % (
+                row["name"], net * 1e-3, best * 1e-3, "met" if net <= 2000 else "not met"))
+    L.append("")
     open(os.path.join(out, "buffers.md"), "w").write("\n".join(L) + "\n")
     return L
 
@@ -628,10 +641,16 @@ def main():
     ap.add_argument("--cpu", default="1", help="CPU to pin workers to (taskset -c); '' = none")
     ap.add_argument("--torchfx-python", default="")
     ap.add_argument("--label", default="")
+    ap.add_argument("--report-only", metavar="JSON",
+                    help="rewrite the reports from a saved run (default location: "
+                         "~/.cache/gst-fx-bench/last-extras.json) without measuring")
     a = ap.parse_args()
+    if a.report_only:
+        write_reports(json.load(open(a.report_only)), a.out)
+        return
     a.build = os.path.abspath(a.build)
     only = set(a.only.split(","))
-    reps = max(3, a.reps or (5 if a.quick else 9))
+    reps = a.nreps = max(3, a.reps or (5 if a.quick else 9))
     seconds = a.seconds or (5.0 if a.quick else 20.0)
     frames = [128, 512, 1024]
     t_start = time.time()
@@ -664,23 +683,32 @@ def main():
                 "load": [load0, open("/proc/loadavg").read().split()[:3]], "label": a.label,
                 "date": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M UTC")})
-    os.makedirs(a.out, exist_ok=True)
-    written = []
     elapsed = time.time() - t_start
     res["label"] = (a.label + "; " if a.label else "") + "run time of bench/extras.py %.0f s" % \
         elapsed
-    if "buffers" in only:
-        print("\n".join(write_buffers(res, a.out)))
-        written.append("buffers.md")
-    if "depth20" in only:
-        print("\n".join(write_depth20(res, a.out)))
-        written.append("depth20.md")
-    if "startup" in only:
-        print("\n".join(write_startup(res, a.out)))
-        written.append("startup.md")
-    json.dump(res, open(os.path.join(a.tmp, "extras.json"), "w"), default=str)
+    res["only"] = sorted(only)
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "gst-fx-bench")
+    try:
+        os.makedirs(cache, exist_ok=True)
+        json.dump(res, open(os.path.join(cache, "last-extras.json"), "w"), default=str)
+    except OSError:
+        pass
     shutil.rmtree(a.tmp, ignore_errors=True)
+    written = write_reports(res, a.out)
     log("wrote %s under %s (%.0f s)" % (", ".join(written), a.out, elapsed))
+
+
+def write_reports(res, out):
+    os.makedirs(out, exist_ok=True)
+    written = []
+    only = set(res.get("only", ("buffers", "depth20", "startup")))
+    for name, fn in (("buffers", write_buffers), ("depth20", write_depth20),
+                     ("startup", write_startup)):
+        if name in only:
+            print("\n".join(fn(res, out)))
+            written.append(name + ".md")
+    return written
 
 
 def worker_main():
