@@ -364,8 +364,8 @@ def startup(a, env, tf_python):
             "!", "fxchain", "device=cpu", "chain=" + SEED_CHAIN, "!", "fakesink"]),
         ("gst-launch-1.0 audiocheblimit x2", [launch, "-q"] + (src + " ! " + CHEB_CHAIN +
                                                                " ! fakesink").split()),
-        ("sox (no effect)", ["sox", "-q", "-D", tiny, "-e", "floating-point", out]),
-        ("sox six biquads", ["sox", "-q", "-D", tiny, "-e", "floating-point", out] + sox_bq),
+        ("sox (no effect)", ["sox", "-q", "-V1", "-D", tiny, "-e", "floating-point", out]),
+        ("sox six biquads", ["sox", "-q", "-V1", "-D", tiny, "-e", "floating-point", out] + sox_bq),
         ("python3 scipy sosfilt", ["/usr/bin/python3", "-c", py_scipy, tiny, out]),
     ]
     if tf_python:

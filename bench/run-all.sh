@@ -85,7 +85,7 @@ rm -f "$GST_REGISTRY_1_0"
 export FXDSP_LIB="$BUILD/tests/libfxdsp_py.so"
 rev="$(fx_bench_rev)"
 step extras "buffers.md, depth20.md, startup.md" /usr/bin/python3 "$ROOT/bench/extras.py" \
-  --build "$BUILD" --label "commit $rev, build $BUILD (release)" "${quick[@]}" "${tf_args[@]}"
+  --build "$BUILD" --label "commit $rev, buildtype $(fx_build_option "$BUILD" buildtype)" "${quick[@]}" "${tf_args[@]}"
 
 if [ "${#quick[@]}" -gt 0 ]; then
   step fusion "fusion.md, fusion.csv" "$ROOT/bench/run-fusion.sh" --reps 3

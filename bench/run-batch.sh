@@ -133,9 +133,10 @@ for rep in $(seq 1 "$REPS"); do
   run batch "$GSTFX" batch --device cpu --chain "$CHAIN" -o "$TMP/out-batch" "$TMP"/in/*.wav
   run batch-io "$GSTFX" batch --quiet --device cpu --chain "volume volume=1" -o "$TMP/out-batch-io" "$TMP"/in/*.wav
   if [ -n "$SOX" ]; then
-    run sox-per-file bash -c 'mkdir -p "$1"; shift; o="$1"; shift; for f in "$@"; do
-      sox -q -D "$f" -e floating-point "$o/$(basename "$f")" '"$SOX_EFFECTS"' || exit 1; done' \
-      _ "$TMP/out-sox-per-file" "$TMP/out-sox-per-file" "$TMP"/in/*.wav
+    # shellcheck disable=SC2016 # the inner script expands its own arguments
+    run sox-per-file bash -c 'o="$1"; shift; mkdir -p "$o"; for f in "$@"; do
+      sox -q -V1 -D "$f" -e floating-point "$o/$(basename "$f")" '"$SOX_EFFECTS"' || exit 1; done' \
+      _ "$TMP/out-sox-per-file" "$TMP"/in/*.wav
   fi
   run scipy-loop /usr/bin/python3 -c "$PY_SCIPY" "$TMP/out-scipy-loop" "$TMP"/in/*.wav
   if [ -n "$TORCHFX_PY" ]; then
