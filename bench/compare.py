@@ -12,7 +12,9 @@ Layout: the orchestrator (main) starts one worker process per measurement family
     end (gst-fx for that kernel, plus stock elements and the per-buffer overhead (c) in the `auto`
     worker), each with its own identity baseline;
   * `_worker scipy`: scipy.signal.sosfilt float32/float64 for (a) and (b);
-  * `_worker torchfx` (run by the TorchFX venv's interpreter): TorchFX's CPU path for (a);
+  * `_worker torchfx --threads 1|default` (run by the TorchFX venv's interpreter): TorchFX's
+    CPU path for (a), twice: one thread (OMP_NUM_THREADS=1, pinned) and torch's default threads
+    (OMP_NUM_THREADS unset, not pinned, wall time);
   * SoX runs as a plain subprocess;
   * a small C helper (compiled at run time with cc) measures the clock and the FMA throughput.
 Each worker writes JSON; the orchestrator prints the tables and writes compare.csv, compare.md

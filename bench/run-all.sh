@@ -18,8 +18,9 @@
 # and writes bench/results/run-all.md (what ran, each step's run time, where the results are).
 #
 # BUILD_DIR (default <repo>/build-bench) is configured when missing as a release build with the
-# benchmark programs (meson setup --buildtype=release -Dbench=true $FX_BENCH_MESON_OPTS; e.g.
-# FX_BENCH_MESON_OPTS=-Dgpu_kernels=false skips the CUDA kernels) and brought up to date. TorchFX
+# benchmark programs (meson setup --buildtype=release -Dbench=true $FX_BENCH_MESON_OPTS, where
+# FX_BENCH_MESON_OPTS defaults to -Dgpu_kernels=false: these are CPU benchmarks, and nvcc would
+# take minutes) and brought up to date. TorchFX
 # is installed by run-compare.sh into its venv (see there; --no-torchfx skips it). --quick runs
 # every step short (minutes) for a try; the figures to keep come from a run without it, on an
 # idle machine. Never part of the tests.
@@ -50,9 +51,10 @@ done
 
 t_all=$(date +%s)
 if [ ! -f "$BUILD/build.ninja" ]; then
-  fx_log "configuring $BUILD (release, -Dbench=true ${FX_BENCH_MESON_OPTS:-})"
-  # shellcheck disable=SC2086
-  meson setup "$BUILD" "$ROOT" --buildtype=release -Dbench=true ${FX_BENCH_MESON_OPTS:-} \
+  opts="${FX_BENCH_MESON_OPTS--Dgpu_kernels=false}"
+  fx_log "configuring $BUILD (release, -Dbench=true $opts)"
+  # shellcheck disable=SC2086 # the options are words
+  meson setup "$BUILD" "$ROOT" --buildtype=release -Dbench=true $opts \
     >/dev/null || { fx_log "meson setup failed"; exit 1; }
 fi
 fx_bench_build "$BUILD" || { fx_log "build failed"; exit 1; }
