@@ -12,7 +12,9 @@ Layout: the orchestrator (main) starts one worker process per measurement family
     end (gst-fx for that kernel, plus stock elements and the per-buffer overhead (c) in the `auto`
     worker), each with its own identity baseline;
   * `_worker scipy`: scipy.signal.sosfilt float32/float64 for (a) and (b);
-  * `_worker torchfx` (run by the TorchFX venv's interpreter): TorchFX's CPU path for (a);
+  * `_worker torchfx --threads 1|default` (run by the TorchFX venv's interpreter): TorchFX's
+    CPU path for (a), twice: one thread (OMP_NUM_THREADS=1, pinned) and torch's default threads
+    (OMP_NUM_THREADS unset, not pinned, wall time);
   * SoX runs as a plain subprocess;
   * a small C helper (compiled at run time with cc) measures the clock and the FMA throughput.
 Each worker writes JSON; the orchestrator prints the tables and writes compare.csv, compare.md
@@ -426,9 +428,15 @@ def worker_torchfx(a):
     import torch
     import torchfx as fx
     from torchfx.filter.fused import FusedSOSCascade
-    torch.set_num_threads(1)
+    # --threads 1: one thread (the orchestrator also sets OMP_NUM_THREADS=1, because
+    # set_num_threads(1) leaves torch's OpenMP pool running); default: torch's own thread count
+    # (OMP_NUM_THREADS unset, the worker not pinned).
+    if a.threads == "1":
+        torch.set_num_threads(1)
     out = {"version": getattr(fx, "__version__", None), "torch": torch.__version__,
-           "native": bool(fx.is_native_available()), "chain": []}
+           "native": bool(fx.is_native_available()), "chain": [], "threads": a.threads,
+           "num_threads": torch.get_num_threads(),
+           "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
     try:
         import importlib.metadata as md
         out["version"] = md.version("torchfx")
@@ -453,15 +461,17 @@ def worker_torchfx(a):
                 yv = m(xv.to(dt)).to(torch.float32).numpy().T.copy()
                 np.save(os.path.join(a.tmp, "torchfx-%s-%s.npy" % (kind, str(dt)[-7:])), yv)
                 xd = x.to(dt)
-                ts = []
+                ts, wall, cpu = [], [], []
                 for r in range(a.reps):
                     m = make(dt)[kind]  # fresh state
-                    t0 = tick()
+                    t0, w0, c0 = tick(), time.perf_counter(), time.process_time()
                     y = m(xd)
                     ts.append(tick() - t0)
+                    wall.append(time.perf_counter() - w0)
+                    cpu.append(time.process_time() - c0)
                     del y
             out["chain"].append({"kind": kind, "dtype": str(dt).replace("torch.", ""),
-                                 "frames": x.shape[1], "s": ts,
+                                 "frames": x.shape[1], "s": ts, "wall_s": wall, "cpu_s": cpu,
                                  "npy": "torchfx-%s-%s.npy" % (kind, str(dt)[-7:])})
     json.dump(out, open(a.out, "w"))
 
@@ -604,7 +614,8 @@ def fma_bound_ns(clock, kernel, K, double):
 def run_worker(kind, args, env_extra, pin, a, python=None, timeout=1800):
     """Runs a worker; returns (result dict, None) or (None, why). env_extra values of None unset
     the variable; FX_KERNEL=auto unsets FX_KERNEL (the engine's own choice)."""
-    out = os.path.join(a.tmp, "w-%s-%s.json" % (kind, env_extra.get("FX_KERNEL") or "x"))
+    out = os.path.join(a.tmp, "w-%s-%s.json" % (kind, env_extra.get("FX_KERNEL") or
+                                                 env_extra.get("FX_WORKER_TAG") or "x"))
     cmd = pin + [python or "/usr/bin/python3", os.path.abspath(__file__), "_worker", kind,
                  "--out", out] + args
     env = dict(os.environ)
@@ -830,13 +841,20 @@ def main():
     else:
         res["skipped"].append("SoX: `sox` not installed (Debian package sox)")
     # TorchFX
-    res["torchfx"] = None
-    if a.torchfx_python and os.path.exists(a.torchfx_python):
-        r, err = run_worker("torchfx", common, {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None,
-                                                "OMP_NUM_THREADS": "1"},
-                            pin, a, python=a.torchfx_python)
+    res["torchfx"] = res["torchfx_mt"] = None
+    # Twice, each in its own process: one thread (OMP_NUM_THREADS=1 in the environment, pinned
+    # like every worker: torch.set_num_threads(1) alone leaves the OpenMP pool running) and torch's
+    # default threads (no OMP_NUM_THREADS, not pinned; its wall time is the figure).
+    for key, threads, env_omp, wpin in (("torchfx", "1", "1", pin),
+                                        ("torchfx_mt", "default", None, [])):
+        if not (a.torchfx_python and os.path.exists(a.torchfx_python)):
+            break
+        r, err = run_worker("torchfx", common + ["--threads", threads],
+                            {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None,
+                             "OMP_NUM_THREADS": env_omp, "FX_WORKER_TAG": key},
+                            wpin, a, python=a.torchfx_python)
         if r is None:
-            res["skipped"].append("TorchFX: %s" % err)
+            res["skipped"].append("TorchFX (%s threads): %s" % (threads, err))
         else:
             import numpy as np
             import scipy.signal as ss
@@ -847,8 +865,8 @@ def main():
                 y = np.load(os.path.join(a.tmp, row["npy"]))
                 row["finite"] = bool(np.all(np.isfinite(y)))
                 row["rel_err"] = _rel_err(y, ref)
-            res["torchfx"] = r
-    else:
+            res[key] = r
+    if not (a.torchfx_python and os.path.exists(a.torchfx_python)):
         res["skipped"].append("TorchFX: %s" % (a.torchfx_note or "no TorchFX interpreter given "
                                                                  "(--torchfx-python)"))
     res.update({"cpu": {k: v for k, v in cpu.items() if k != "flags"}, "clock": clock,
@@ -890,6 +908,7 @@ def worker_main():
     ap.add_argument("--overhead-frames", type=int, default=64)
     ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--probe-only", action="store_true")
+    ap.add_argument("--threads", default="1", choices=("1", "default"))
     a = ap.parse_args()
     a.ks = [int(v) for v in a.ks.split(",")]
     a.cs = [int(v) for v in a.cs.split(",")]

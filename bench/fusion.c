@@ -221,6 +221,7 @@ int main(int argc, char **argv)
 {
   gchar *depths_text = NULL, *out_dir = NULL, *label = NULL;
   gint reps = 7, buffers = 3000, warmup = 200, frames = 1024;
+  gdouble fma_bound = 0; /* ns per channel-sample and section in float, 0 = not given */
   const GOptionEntry entries[] = {
       {"depths", 'k', 0, G_OPTION_ARG_STRING, &depths_text,
        "Comma-separated chain depths (default 2,5,10,20)", "K,K,..."},
@@ -233,6 +234,10 @@ int main(int argc, char **argv)
        "Directory for fusion.csv and fusion.md (default: none written)", "DIR"},
       {"label", 'l', 0, G_OPTION_ARG_STRING, &label, "A note for the report (e.g. the commit)",
        "TEXT"},
+      {"fma-bound", 0, 0, G_OPTION_ARG_DOUBLE, &fma_bound,
+       "This machine's float FMA-throughput bound in ns per channel-sample and section "
+       "(bench/run-fusion.sh measures it), for a column of fused time / bound",
+       "NS"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GOptionContext *ctx = g_option_context_new(NULL);
@@ -246,7 +251,7 @@ int main(int argc, char **argv)
   if (!fx_tool_parse_options(ctx, &argc, &argv))
     return FX_EXIT_USAGE;
   if (!fx_tool_parse_uint_list(depths_text ? depths_text : "2,5,10,20", 256, &depths) || reps < 1 ||
-      frames < 1 || warmup < 1 || buffers <= warmup)
+      frames < 1 || warmup < 1 || buffers <= warmup || fma_bound < 0)
     return fx_tool_usage_error(ctx, "bad arguments (depths 1..256, reps >= 1, buffers > warmup)");
   g_option_context_free(ctx);
 
@@ -315,11 +320,18 @@ int main(int argc, char **argv)
       date, model, g_get_num_processors(), load_start, load_end, gstver, label ? "; " : "",
       label ? label : "", frames, buffers, warmup, reps, id_med * 1e-3, id_min * 1e-3,
       id_max * 1e-3);
+  if (fma_bound > 0)
+    g_string_append_printf(md,
+                           "FMA-throughput bound of this machine (float, every lane busy; "
+                           "measured by bench/run-fusion.sh as bench/compare.py does): %.4f ns "
+                           "per channel-sample and section; *× bound* = fused net ns/sample ÷ "
+                           "bound.\n\n",
+                           fma_bound);
   g_string_append(md, "| depth | fused µs/buf | unfused µs/buf | fused net | unfused net | "
                       "speed-up raw | speed-up net | speed-up (fastest runs, net) | fused "
-                      "ns/sample | dispatches/buf f/u | "
+                      "ns/sample | × bound | dispatches/buf f/u | "
                       "fused backend |\n");
-  g_string_append(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  g_string_append(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 
   printf("\n%s, %s\n", model, date);
   printf("identity: %.2f us/buffer (median of %u runs)\n\n", id_med * 1e-3, nd * nr);
@@ -350,14 +362,17 @@ int main(int argc, char **argv)
            100 * (hi[CONF_UNFUSED] - lo[CONF_UNFUSED]) / med[CONF_UNFUSED], fnet * 1e-3,
            unet * 1e-3, sp_raw, sp_net, sp_min, ns_sample, fs->dispatches_per_buffer,
            us->dispatches_per_buffer, fs->backend ? fs->backend : "?");
+    gchar *times_bound =
+        fma_bound > 0 ? g_strdup_printf("%.1f×", ns_sample / fma_bound) : g_strdup("–");
     g_string_append_printf(md,
                            "| %u | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f× | "
-                           "%.2f× | %.2f× | %.3f | %.2f / %.2f | %s |\n",
+                           "%.2f× | %.2f× | %.3f | %s | %.2f / %.2f | %s |\n",
                            depth, med[CONF_FUSED] * 1e-3, lo[CONF_FUSED] * 1e-3,
                            hi[CONF_FUSED] * 1e-3, med[CONF_UNFUSED] * 1e-3, lo[CONF_UNFUSED] * 1e-3,
                            hi[CONF_UNFUSED] * 1e-3, fnet * 1e-3, unet * 1e-3, sp_raw, sp_net,
-                           sp_min, ns_sample, fs->dispatches_per_buffer, us->dispatches_per_buffer,
-                           fs->backend ? fs->backend : "?");
+                           sp_min, ns_sample, times_bound, fs->dispatches_per_buffer,
+                           us->dispatches_per_buffer, fs->backend ? fs->backend : "?");
+    g_free(times_bound);
   }
   printf("\n(%% = (max - min) / median over %d repetitions; x = unfused time / fused time, of "
          "medians (raw, net) and of the fastest runs (min, net); "

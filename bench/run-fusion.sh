@@ -23,5 +23,24 @@ rev="$(fx_bench_rev)"
 buildtype="$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
   /usr/bin/python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))' 2>/dev/null || echo '?')"
 
+# this machine's float FMA-throughput bound per channel-sample and section: the best vector path's
+# (bench/compare.py measures the clock and the FMA instructions per cycle)
+bound="$(/usr/bin/python3 - "$ROOT/bench" <<'EOF' 2>/dev/null || true
+import os, shutil, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+import compare
+cpu = compare.cpu_info()
+tmp = tempfile.mkdtemp()
+pin = ["taskset", "-c", "1"] if (os.cpu_count() or 1) > 1 and shutil.which("taskset") else []
+cl = compare.measure_clock(tmp, cpu, pin)
+shutil.rmtree(tmp, ignore_errors=True)
+need = compare.KERNEL_FLAGS
+ks = [k for k in compare.KERNELS if all(f in cpu["flags"] for f in need[k])]
+print("%.5f" % min(compare.fma_bound_ns(cl, k, 1, False) for k in ks))
+EOF
+)"
+bound_args=()
+[ -n "$bound" ] && bound_args=(--fma-bound "$bound")
+
 exec "$BUILD/tools/fx-bench-fusion" --out "$ROOT/bench/results" \
-  --label "commit $rev, buildtype $buildtype" "$@"
+  --label "commit $rev, buildtype $buildtype" "${bound_args[@]}" "$@"

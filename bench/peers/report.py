@@ -231,8 +231,20 @@ class Report:
             for row in tf["chain"]:
                 add("TorchFX %s %s" % (row["kind"], row["dtype"]), "", med(row["s"]), None,
                     "torch %s%s" % (tf["torch"], ", native" if tf.get("native") else ""),
-                    row.get("rel_err"), "torchfx %s, 1 thread, in memory" % tf.get("version"),
-                    row["s"])
+                    row.get("rel_err"), "torchfx %s, 1 thread (OMP_NUM_THREADS=1), in memory"
+                    % tf.get("version"), row["s"])
+        # torch's default threads, unpinned: wall time is the figure (the CPU time of all its
+        # threads is in the note)
+        tf = r.get("torchfx_mt")
+        if tf:
+            for row in tf["chain"]:
+                xs = row.get("wall_s") or row["s"]
+                add("TorchFX %s %s, default threads" % (row["kind"], row["dtype"]), "", med(xs),
+                    None, "torch %s%s" % (tf["torch"], ", native" if tf.get("native") else ""),
+                    row.get("rel_err"), "torchfx %s, %s threads (OMP_NUM_THREADS unset, not "
+                    "pinned), wall time; CPU time of all threads %s s" % (
+                        tf.get("version"), tf.get("num_threads"), fmt_s(med(row.get("cpu_s")))),
+                    xs, section="chain-e2e-torchfx-default-threads")
         self.p(table(["implementation", "kernel", "raw s", "net s", "×RT (raw)",
                       "vs scipy f32 (raw)", "vs audiocheblimit x2 (raw)", "backend",
                       "rel. err", "note"], rows,
@@ -454,6 +466,7 @@ class Report:
             self.target("precision=double ÷ single on F32, chain (a) end to end net (default)",
                         "%.2f×" % (e2[1] / e1[1]), "≤ 2×", e2[1] / e1[1] <= 2,
                         "%s / %s" % (e1[2], e2[2]))
+        self.targets16_section()
         self.p("## Targets (ratios from this run; not tuned)")
         self.p()
         self.p(table(["target", "measured", "goal", "status", "note"], self.targets,
@@ -466,6 +479,76 @@ class Report:
                 self.p("- %s" % s)
             self.p()
         self.p("Raw samples: `compare.csv`; chart: `compare.png`.")
+
+    def targets16_section(self):
+        """The targets of issue #16 (mono/stereo at SIMD speed) that this run measures; the
+        128-frame one is in buffers.md (bench/extras.py)."""
+        r = self.res
+        M = self.M
+        rows = []
+
+        def t(what, value, goal, met, note=""):
+            rows.append([what, value, goal, "met" if met else ("not met" if met is not None
+                                                               else "n/a"), note])
+        simd = [k for k in r["kernels"] if k != "scalar"] or list(r["kernels"])
+        # the machine's float FMA bound: the best of the paths this CPU has
+        bounds = [(bound_ns(r["clock"], k, 1, False), k) for k in simd]
+        if not bounds:
+            return
+        b1, bk = min(bounds)
+        for C in (1, 2):
+            cand = [(med(M[(k, "f32-single", 8, C)]["ns"]), k) for k in simd
+                    if (k, "f32-single", 8, C) in M]
+            if cand:
+                ns, k = min(cand)
+                frac = 8 * b1 / ns
+                t("kernel K=8 C=%d F32 (%s), fraction of the float FMA bound" % (C, k),
+                  "%.0f%% (%.3f vs %.3f ns)" % (100 * frac, ns, 8 * b1), "≥ 60%", frac >= 0.6,
+                  "bound of %s; fastest run %.0f%%" % (
+                      bk, 100 * 8 * b1 / min(M[(k, "f32-single", 8, C)]["ns"])))
+            else:
+                t("kernel K=8 C=%d F32, fraction of the float FMA bound" % C, "–", "≥ 60%",
+                  None, "missing data")
+        e = self.e2e.get(("auto", "auto"))
+        if e and e[1] and e[1] > 0:
+            raw, net, be = e
+            bound_s = r["frames"] * 2 * 6 * b1 * 1e-9
+            t("seed chain end to end, net, precision=auto: ÷ float FMA bound",
+              "%.1f× (%.3f s vs %.4f s)" % (net / bound_s, net, bound_s), "≤ 3×",
+              net / bound_s <= 3, "backend %s" % be)
+            if self.base_sc:
+                t("… vs scipy float32 sosfilt", "%.1f×" % (self.base_sc / net), "≥ 5×",
+                  self.base_sc / net >= 5)
+            tf = r.get("torchfx")
+            row = next((x for x in (tf or {}).get("chain", [])
+                        if x["kind"] == "fused" and x["dtype"] == "float32"), None)
+            if row and row["s"]:
+                v = med(row["s"]) / net
+                t("… vs TorchFX fused float32, one thread", "%.1f×" % v, "≥ 3×", v >= 3)
+            else:
+                t("… vs TorchFX fused float32, one thread", "–", "≥ 3×", None,
+                  "TorchFX not measured")
+            tf = r.get("torchfx_mt")
+            row = next((x for x in (tf or {}).get("chain", [])
+                        if x["kind"] == "fused" and x["dtype"] == "float32"), None)
+            if row and row.get("wall_s"):
+                v = med(row["wall_s"]) / net
+                t("… vs TorchFX fused float32, default threads (%s; wall)" % tf.get("num_threads"),
+                  "%.1f×" % v, "(none)", None, "for reference")
+            if self.cheb_net:
+                v = self.cheb_net / net
+                t("… vs two audiocheblimit, net", "%.1f×" % v, "≥ 12×", v >= 12)
+        else:
+            t("seed chain end to end, net, precision=auto", "–", "≤ 3× bound", None,
+              "missing data")
+        self.p("## Targets of issue #16 (one core; ratios from this run)")
+        self.p()
+        self.p("The 128-frame target (≤ 2 µs per stereo buffer through the element) is measured "
+               "by `bench/extras.py` (`buffers.md`); the accuracy targets by the tests.")
+        self.p()
+        self.p(table(["target", "measured", "goal", "status", "note"], rows,
+                     ["---", "---:", "---", "---", "---"]))
+        self.p()
 
     # ------------------------------------------------------------------------------------------
     def chart(self, path):
