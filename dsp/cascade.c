@@ -88,13 +88,13 @@ void fxc_update_backend(fx_cascade_t *c)
            c->chunked ? "-chunk" : "");
 }
 
-/* Whether `cur` runs through the chunked kernels: F32 streams whose channels leave most vector
- * lanes empty in the channel-vector and wavefront paths (one or two channels, with two lanes or
- * more), unless FX_CHUNK (read at configure) says otherwise: "0" never, "1" always (tests,
- * benchmarks). F64 streams keep the sequential kernels: the chunk correction's cancellation on
- * poles close together near z = 1 costs double arithmetic more than DESIGN's 1e-12 (5e-12 against
- * 2e-13 on an order-8 low-pass at 50 Hz; docs/cascade.md, "Chunked kernels"), which is nothing
- * beside float's rounding of an F32 stream. */
+/* Whether `cur` runs through the chunked kernels: F32 streams in float arithmetic whose one or two
+ * channels leave most lanes of 8-float vectors empty in the sequential kernels (AVX2, AVX-512),
+ * unless FX_CHUNK (read at configure) says otherwise: "0" never, "1" always (tests, benchmarks).
+ * Measured (docs/cascade.md, "Chunked kernels"): with 4 lanes (double arithmetic on AVX2, float on
+ * SSE2) the chunked kernels' 7 operations per sample and section cost what the wavefront's empty
+ * lanes do; F64 streams also lose accuracy in them (5e-12 against 2e-13 on an order-8 low-pass at
+ * 50 Hz, beyond DESIGN's 1e-12). */
 int fxc_want_chunked(const fx_cascade_t *c, int dbl)
 {
   const fx_kernel_t *k = c->kernel;
@@ -107,7 +107,7 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
     return 0;
   if (e && (e[0] == '0' || e[0] == '1') && e[1] == 0)
     return e[0] == '1';
-  return c->format == FX_SAMPLE_F32 && c->channels <= 2 && lanes >= 2;
+  return c->format == FX_SAMPLE_F32 && !dbl && c->channels <= 2 && lanes >= 8;
 }
 
 void fxc_chunk_policy(fx_cascade_t *c)

@@ -77,8 +77,8 @@ def test_kernel_list_and_fallback(monkeypatch):
     best = [k for k in ("avx512", "avx2", "sse2", "scalar") if k in names][0]
     monkeypatch.delenv("FX_KERNEL", raising=False)
     monkeypatch.delenv("FX_CHUNK", raising=False)
-    # two channels: the chunked kernels wherever vectors have two lanes or more
-    want = "cpu-%s-f64%s" % (best, "" if best == "scalar" else "-chunk")
+    # AUTO before a probe: double, on the sequential kernels (chunked only in float arithmetic)
+    want = "cpu-%s-f64" % best
     assert fc.Cascade(2, np.float32).backend == want
     monkeypatch.setenv("FX_KERNEL", "no-such-kernel")
     assert fc.Cascade(2, np.float32).backend == want
