@@ -1201,6 +1201,12 @@ static gchar *plan_text(GstFxChain *self)
         g_string_append_printf(s, " (at %d Hz, not negotiated)", PLAN_PREVIEW_RATE);
       g_string_append_printf(s, ", backend %s", b);
       g_free(b);
+      if (GST_IS_FX_IIR(st->element)) { /* precision=auto's measured errors */
+        gchar *p = gst_fx_iir_describe_precision(GST_FX_IIR(st->element));
+        if (p)
+          g_string_append_printf(s, " (%s)", p);
+        g_free(p);
+      }
     } else {
       GstElement *e = g_ptr_array_index(st->covers, 0);
       GstElementFactory *f = gst_element_get_factory(e);

@@ -284,6 +284,22 @@ gint gst_fx_iir_get_rate(GstFxIir *self)
   return rate;
 }
 
+gchar *gst_fx_iir_describe_precision(GstFxIir *self)
+{
+  GstFxIirPrivate *priv;
+  double single, scipy;
+  int have;
+
+  g_return_val_if_fail(GST_IS_FX_IIR(self), NULL);
+  priv = PRIV(self);
+  g_mutex_lock(&priv->engine_lock);
+  have = priv->configured && fx_cascade_precision_probe(priv->cascade, &single, &scipy);
+  g_mutex_unlock(&priv->engine_lock);
+  if (!have)
+    return NULL;
+  return g_strdup_printf("auto: float %.1f dB, scipy-f32 %.1f dB SER vs double", single, scipy);
+}
+
 void gst_fx_iir_parameters_changed(GstFxIir *self)
 {
   GstFxIirPrivate *priv = PRIV(self);

@@ -94,6 +94,10 @@ guint gst_fx_iir_get_parameters_serial(GstFxIir *self);
 /* The negotiated sample rate, or 0 when none. */
 gint gst_fx_iir_get_rate(GstFxIir *self);
 
+/* precision=auto on an F32 stream: the probe behind the running arithmetic, e.g. "auto: single
+ * 91.3 dB, scipy-f32 54.7 dB SER vs double" (newly allocated), or NULL where no probe applies. */
+gchar *gst_fx_iir_describe_precision(GstFxIir *self);
+
 /* Helpers for subclasses' error messages (newly allocated). */
 gchar *gst_fx_iir_describe_frequency(const char *property, double value, double rate);
 /* The message for a design status no property explains: "rate R Hz is invalid" for FX_ERR_RATE,
