@@ -299,6 +299,28 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, K_V *z1, K_V *z2,
   }
 }
 
+/* The history (kernel.h) at boundary s from a block: its samples at the call's last two frames,
+ * with the previous section's correction (`corr`: h1/h2 and the lanes' carries cl1/cl2) where
+ * the block holds them uncorrected. */
+K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int kstride, int s, const K_T *bt, size_t f,
+                                    size_t fend, size_t frames, int P, int per, const K_T *h1,
+                                    const K_T *h2, const K_T *cl1, const K_T *cl2, int corr)
+{
+  for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
+    if (g < f || g >= fend)
+      continue;
+    const size_t j = (g - f) / K_CK_L, i = (g - f) % K_CK_L;
+    for (int ch = 0; ch < P; ch++) {
+      const size_t lane = (j / (size_t) per) * K_W + (j % (size_t) per) * (size_t) P + (size_t) ch;
+      K_T v = bt[i * K_CK_NV * K_W + lane];
+      if (corr)
+        v = K_SFMA(h2[i], cl2[lane], K_SFMA(h1[i], cl1[lane], v));
+      hist[(size_t) ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) s + (frames - 1 - g)] =
+          (double) v;
+    }
+  }
+}
+
 static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, int K,
                               int kstride, K_IO *x, size_t C, int P, int joint, size_t f, int nb,
                               double *hist, size_t frames)
@@ -316,20 +338,8 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
   int cur = 0; /* cl[cur]: the carries of the previous section, per lane */
   for (int s = 0; s <= K; s++) {
     if (tailrec) /* the input of section s: the previous section's corrected output */
-      for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
-        if (g < f || g >= fend)
-          continue;
-        const size_t j = (g - f) / K_CK_L, i = (g - f) % K_CK_L;
-        for (int ch = 0; ch < P; ch++) {
-          const size_t lane =
-              (j / (size_t) per) * K_W + (j % (size_t) per) * (size_t) P + (size_t) ch;
-          K_T v = bt[i * K_CK_NV * K_W + lane];
-          if (s > 0)
-            v = K_SFMA(h2[i], cl[cur][1][lane], K_SFMA(h1[i], cl[cur][0][lane], v));
-          hist[(size_t) ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) s + (frames - 1 - g)] =
-              (double) v;
-        }
-      }
+      K_CK_FN(ck_block_hist)
+    (hist, kstride, s, bt, f, fend, frames, P, per, h1, h2, cl[cur][0], cl[cur][1], s > 0);
     if (s == K)
       break;
     const fx_chunk_sec_t *p = ps + s;
@@ -393,17 +403,7 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
         buf[i][v] = K_FMA(H2, C2[v], K_FMA(H1, C1[v], buf[i][v]));
     }
   if (tailrec) /* the output */
-    for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
-      if (g < f || g >= fend)
-        continue;
-      const size_t j = (g - f) / K_CK_L, i = (g - f) % K_CK_L;
-      for (int ch = 0; ch < P; ch++) {
-        const size_t lane =
-            (j / (size_t) per) * K_W + (j % (size_t) per) * (size_t) P + (size_t) ch;
-        hist[(size_t) ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) K + (frames - 1 - g)] =
-            (double) bt[i * K_CK_NV * K_W + lane];
-      }
-    }
+    K_CK_FN(ck_block_hist)(hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0);
   K_CK_FN(ck_scatter)(buf, x, C, P, nb, nv, joint);
 }
 

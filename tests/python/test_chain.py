@@ -200,6 +200,29 @@ def test_one_dispatch_per_buffer(depth):
     assert rel_err(fused.y, ss.sosfilt(sos, x, axis=0) * gain) <= F64_REF_TOL
 
 
+def test_plan_prints_the_precision_probe():
+    """precision=auto on an F32 stream: the plan names the arithmetic that runs (backend) and the
+    probe's measured errors behind it; the backend is f32 exactly where the float path beat scipy
+    float32 by the 2 dB margin (or more), f64 otherwise."""
+    import re
+    x = noise(8192, 2, seed=8, dtype=np.float32)
+    # a low cutoff where the chunked float kernels gain (single) and a chain where they do not
+    for chain in ("fxbutterworth order=8 cutoff=50",
+                  "fxbutterworth mode=high-pass cutoff=80 order=4 ! "
+                  "fxbutterworth mode=low-pass cutoff=12000 order=8"):
+        res = run_chain(chain, x, RATE, True, 1024)
+        plan = res.props[("c", "plan")]
+        m = re.search(r"backend (cpu-\S+-f(32|64)\S*) \(auto: float (-?[0-9.]+|inf) dB, "
+                      r"scipy-f32 (-?[0-9.]+|inf) dB SER vs double\)", plan)
+        assert m, plan
+        single, scipy = float(m.group(3)), float(m.group(4))
+        if m.group(2) == "32":
+            assert single >= scipy + 2.0, plan
+    # double and single: no probe in the plan
+    res = run_chain("fxbutterworth order=8 cutoff=50", x, RATE, True, 1024, precision="double")
+    assert "auto:" not in res.props[("c", "plan")], res.props[("c", "plan")]
+
+
 def test_opaque_stage_splits_into_two_cascades():
     chain = ("fxbutterworth cutoff=5000 order=4 ! fxbiquad type=peaking gain=3 ! volume "
              "volume=0.5 ! fxbiquad type=low-shelf gain=-4 frequency=200 ! fxgain gain=2")
