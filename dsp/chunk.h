@@ -58,8 +58,10 @@ typedef struct {
 /* The tables of a section with coefficients coef[5] (b0, b1, b2, a1, a2; a0 == 1). */
 void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef);
 
-/* The carry across one chunk: c <- e + M c (in double; one expression, the same in every kernel).
- */
+/* The carry across one chunk: c <- e + M c, in double. The CPU kernels evaluate the same
+ * expression with their instruction set's FMA where it has one (kernel_chunk.h, ck_carry), one
+ * expression for every path of a kernel, so that a chunk's carry does not depend on which path
+ * completed it; this plain form is the reference (and the GPU kernels' starting point). */
 static inline void fx_chunk_carry(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
                                   double *c2)
 {
