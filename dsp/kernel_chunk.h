@@ -10,14 +10,16 @@
  * section in turn
  *   - filters every chunk of the block from the zero state (the K_CK_NV vectors are independent
  *     recurrences, in flight together),
- *   - carries the true state chunk by chunk in double (fx_chunk_carry()),
+ *   - carries the true state chunk by chunk in double (chunk.h's c <- e + M c, ck_carry() below),
  *   - corrects every sample: y = fma(h2[i], c2, fma(h1[i], c1, y0)).
- * Chunks cut by the call's start or end (a chunk the previous call began, or one this call begins)
- * run one sample at a time with exactly the same operations (K_SFMA is the lanes' arithmetic), and
- * their zero-state recursion and carry stay in the channel's records (fx_chunk_rec_t) for the next
- * call, so every sample's result is the same whatever the buffer boundaries: any split of a stream
- * is bit-identical. A record is used only when the caller's state still holds what this kernel last
- * wrote there (otherwise the engine changed it: a new chunk grid starts at this call, from it).
+ * Chunks cut by the call's start or end (a chunk the previous call began, or one this call begins),
+ * and all of a call too short to fill K_CK_MIN_VECTORS vectors with chunks, run through the chunk
+ * wavefront (ck_wf: the sections in the lanes, sample by sample) with exactly the same operations
+ * per sample, and the zero-state recursion and carry stay in the channel's records
+ * (fx_chunk_rec_t) for the next call, so every sample's result is the same whatever the buffer
+ * boundaries: any split of a stream is bit-identical. A record is used only when the caller's state
+ * still holds what this kernel last wrote there (otherwise the engine changed it: a new chunk grid
+ * starts at this call, from it).
  *
  * Work per sample and section: 5 operations for the zero-state recursion, 2 for the correction, all
  * in full lanes, against 5 in the sequential kernels' mostly empty lanes for one or two channels.
