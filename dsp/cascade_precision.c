@@ -19,6 +19,8 @@
  * slow wander with few independent values per second: shorter probes (16384 frames) misjudged
  * a 20 Hz high-pass by 3 dB either way. */
 #define FX_PROBE_FRAMES 65536
+/* Shorter where the slowest pole is fast: at least this many, and 256 time constants. */
+#define FX_PROBE_MIN_FRAMES 16384
 /* Single must beat scipy's float32 on the probe by a margin (dB): a design on the edge runs in
  * double, so that a signal other than the probe does not find single below scipy. The errors
  * behind a pole near the unit circle wander with its time constant tau, so the probe holds only
@@ -101,12 +103,11 @@ static double *engine_coefs(const fxc_probe_design_t *d, int *K_out)
   return coef;
 }
 
-int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, double *ser_seq,
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, size_t n, double *ser_seq,
                      double *ser_chunk, double *ser_scipy)
 {
   int K = 0, ok = 0;
   double *coef = engine_coefs(d, &K);
-  const size_t n = FX_PROBE_FRAMES;
   float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
   float *sp = malloc(n * sizeof(float));
   double *ref = malloc(n * sizeof(double));
@@ -218,17 +219,20 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
                    fxc_pole_distance(coef, c->pr_coef, K) < FX_PROBE_MOVE;
   if (!same) {
     double sq, sc, b;
+    /* tau: frames for the slowest pole to decay by e (fxc_warm_need(): by 1e-3); the probe's
+     * length: 256 tau, a power of two within [FX_PROBE_MIN_FRAMES, FX_PROBE_FRAMES] */
+    const double tau = (double) fxc_warm_need(coef, K) / 6.9;
+    size_t n = FX_PROBE_MIN_FRAMES;
+    while (n < FX_PROBE_FRAMES && (double) n < 256.0 * tau)
+      n *= 2;
     double *keep = realloc(c->pr_coef, ((size_t) K + 1) * 5 * sizeof(double));
-    if (keep && fxc_probe_single(c, d, &sq, &sc, &b)) {
+    if (keep && fxc_probe_single(c, d, n, &sq, &sc, &b)) {
       c->pr_coef = keep;
       memcpy(c->pr_coef, coef, (size_t) K * 5 * sizeof(double));
       c->pr_K = K;
       c->pr_valid = 1;
       c->pr_ser_scipy = b;
-      /* tau: frames for the slowest pole to decay by e (fxc_warm_need(): by 1e-3) */
-      const double tau = (double) fxc_warm_need(coef, K) / 6.9;
-      const double bar =
-          b + FX_PROBE_MARGIN_DB + FX_PROBE_MARGIN_TAU_DB * sqrt(tau / (double) FX_PROBE_FRAMES);
+      const double bar = b + FX_PROBE_MARGIN_DB + FX_PROBE_MARGIN_TAU_DB * sqrt(tau / (double) n);
       /* Single where the float paths the engine would take pass: both (short calls run the
        * sequential kernels), or the chunked one alone, which the engine then takes for every
        * call; double otherwise. */
