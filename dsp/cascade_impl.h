@@ -254,10 +254,10 @@ void fxc_chunk_policy(fx_cascade_t *c);
 /* ---- cascade_precision.c: FX_PRECISION_AUTO ---- */
 
 /* The probe (`frames` long): SER (dB, against double) of the sequential and the chunked float
- * paths (NaN where this cascade is not chunked) and of scipy-style float32 sosfilt on design d.
- * 0 when out of memory. */
-int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, size_t frames, double *ser_seq,
-                     double *ser_chunk, double *ser_scipy);
+ * paths (NaN where this cascade is not chunked) and of scipy-style float32 sosfilt on design d,
+ * whose engine coefficients (double, [K][5]) are coef. 0 when out of memory. */
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double *coef, int K,
+                     size_t frames, double *ser_seq, double *ser_chunk, double *ser_scipy);
 /* The arithmetic (1: double) for design d: the stream's own unless it is F32 under
  * FX_PRECISION_AUTO; then the last decision while the poles stay near the probed ones, otherwise a
  * new probe. */

@@ -103,11 +103,10 @@ static double *engine_coefs(const fxc_probe_design_t *d, int *K_out)
   return coef;
 }
 
-int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, size_t n, double *ser_seq,
-                     double *ser_chunk, double *ser_scipy)
+int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double *coef, int K,
+                     size_t n, double *ser_seq, double *ser_chunk, double *ser_scipy)
 {
-  int K = 0, ok = 0;
-  double *coef = engine_coefs(d, &K);
+  int ok = 0;
   float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
   float *sp = malloc(n * sizeof(float));
   double *ref = malloc(n * sizeof(double));
@@ -116,7 +115,7 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, size_t n, dou
   double *st = calloc(Kr * 2, sizeof(double));
   fx_chunk_sec_t *ps = malloc(Kr * sizeof(*ps));
   fx_chunk_rec_t *rec = calloc(Kr, sizeof(*rec));
-  if (!coef || !x || !y || !sp || !ref || !cf || !st || !ps || !rec)
+  if (!x || !y || !sp || !ref || !cf || !st || !ps || !rec)
     goto out;
   probe_input(x, n);
   const fx_kernel_t *kn = c->kernel;
@@ -146,7 +145,6 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, size_t n, dou
   *ser_scipy = ser_db(ref, sp, n);
   ok = 1;
 out:
-  free(coef);
   free(x);
   free(y);
   free(sp);
@@ -226,7 +224,7 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
     while (n < FX_PROBE_FRAMES && (double) n < 256.0 * tau)
       n *= 2;
     double *keep = realloc(c->pr_coef, ((size_t) K + 1) * 5 * sizeof(double));
-    if (keep && fxc_probe_single(c, d, n, &sq, &sc, &b)) {
+    if (keep && fxc_probe_single(c, d, coef, K, n, &sq, &sc, &b)) {
       c->pr_coef = keep;
       memcpy(c->pr_coef, coef, (size_t) K * 5 * sizeof(double));
       c->pr_K = K;

@@ -48,18 +48,19 @@
 #define K_AI_CK static inline __attribute__((always_inline))
 
 /* The carry across one chunk, c <- e + M c (chunk.h), with the instruction set's double FMA where
- * it has one (K_DFMA; a*b + c rounded twice otherwise): the one expression every path of this
+ * it has one (K_DFMA; chunk.h's fx_chunk_carry() otherwise): the one expression every path of this
  * kernel uses, so that a chunk's carry is the same whichever path completed it. */
-#ifndef K_DFMA
-#define K_DFMA(a, b, c) ((a) * (b) + (c))
-#endif
 K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
                                double *c2)
 {
+#ifdef K_DFMA
   const double n1 = K_DFMA(p->M[0], *c1, K_DFMA(p->M[1], *c2, e1));
   const double n2 = K_DFMA(p->M[2], *c1, K_DFMA(p->M[3], *c2, e2));
   *c1 = n1;
   *c2 = n2;
+#else
+  fx_chunk_carry(p, e1, e2, c1, c2); /* without FMA: chunk.h's expression */
+#endif
 }
 
 /* The section tables in the arithmetic type. */
@@ -208,6 +209,20 @@ static void K_CK_FN(ck_wf)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_r
  * channels, lane m * P + ch for chunk v * K_W / P + m of channel ch, gathered and scattered with
  * the instruction set's transposes (K_CK_TR1 / K_CK_TR2). Otherwise P == 1: one channel of any
  * count, gathered sample by sample. */
+/* The lanes' transpose of the gather and the scatter (its own inverse): W x W samples, or
+ * (W / 2) x (W / 2) pairs of the two channels' samples. */
+K_AI_CK void K_CK_FN(ck_transpose)(K_V *r, int P)
+{
+#ifdef K_CK_TR2
+  if (P == 2) {
+    K_CK_TR2(r);
+    return;
+  }
+#endif
+  (void) P;
+  K_CK_TR1(r);
+}
+
 K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, int P, int nb, int nv,
                                 int joint)
 {
@@ -221,12 +236,7 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
           const int j = v * per + q;
           r[q] = j < nb ? K_LOADIO(x + ((size_t) j * K_CK_L + (size_t) i0) * C) : K_ZERO();
         }
-#ifdef K_CK_TR2
-        if (P == 2)
-          K_CK_TR2(r);
-        else
-#endif
-          K_CK_TR1(r);
+        K_CK_FN(ck_transpose)(r, P);
         for (int q = 0; q < per; q++)
           buf[i0 + q][v] = r[q];
       }
@@ -251,12 +261,7 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
         K_V r[K_W];
         for (int q = 0; q < per; q++)
           r[q] = buf[i0 + q][v];
-#ifdef K_CK_TR2
-        if (P == 2)
-          K_CK_TR2(r);
-        else
-#endif
-          K_CK_TR1(r);
+        K_CK_FN(ck_transpose)(r, P);
         for (int q = 0; q < per; q++) {
           const int j = v * per + q;
           if (j < nb)
