@@ -5,7 +5,10 @@
  * stream with float arithmetic, f32_d: F32 stream with double arithmetic, f64), each section
  * count K and channel count C: the time per channel-sample of filtering buffers of --frames
  * frames in place, the way the engine calls the kernel (history recorded). The sections are
- * all-pass (poles at radius 0.9), so the signal keeps its size however often it is filtered.
+ * all-pass (poles at radius 0.9), so the signal keeps its size however often it is filtered;
+ * with --design butter, the K sections of a Butterworth low-pass of order 2K at 1 kHz (48 kHz),
+ * as scipy lays it out (the gain in the first section, numerators 1, 2, 1 in the others: the
+ * chunked kernels' additions, kernel_chunk.h).
  * Each configuration is timed --reps times (each repetition at least --ms milliseconds of this
  * thread's CPU time, or wall-clock time with --wall) and the median and minimum are printed, one
  * CSV row per configuration:
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "design.h"
 #include "kernel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -140,6 +144,7 @@ int main(int argc, char **argv)
   int reps = 7;
   double ms = 20;
   const char *kernels = NULL;
+  int butter = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(a, "--K")) {
@@ -159,6 +164,9 @@ int main(int argc, char **argv)
       i++;
     } else if (!strcmp(a, "--chunk")) {
       use_chunk = 1;
+    } else if (!strcmp(a, "--design")) {
+      butter = !strcmp(v, "butter");
+      i++;
     } else if (!strcmp(a, "--wall")) {
       bench_clock = CLOCK_MONOTONIC;
     } else if (!strcmp(a, "--kernels")) {
@@ -173,6 +181,7 @@ int main(int argc, char **argv)
     } else {
       printf("usage: %s [--kernels avx512,avx2,sse2,scalar] [--flavours f32_s,f32_d,f64]\n"
              "          [--K 1,2,4,8,16] [--C 1,2,8,16,64] [--frames 1024] [--reps 7] [--ms 20]\n"
+             "          [--design allpass|butter]\n"
              "          [--wall]  (wall-clock time instead of this thread's CPU time)\n"
              "          [--chunk] (the chunked kernels)\n",
              argv[0]);
@@ -209,9 +218,26 @@ int main(int argc, char **argv)
     maxC = Cs[i] > maxC ? Cs[i] : maxC;
   double *coef = malloc((size_t) maxK * 5 * sizeof(double));
   float *coef_f = malloc((size_t) maxK * 5 * sizeof(float));
+  fx_sos_t bw[FX_DESIGN_MAX_SECTIONS];
+  int nbw = 0;
+  if (butter) {
+    const fx_iir_spec_t spec = {.family = FX_FAMILY_BUTTERWORTH,
+                                .mode = FX_MODE_LOW_PASS,
+                                .order = 2 * maxK,
+                                .rate = 48000,
+                                .cutoff = 1000};
+    if (maxK > FX_DESIGN_MAX_SECTIONS || fx_design_iir(&spec, bw, maxK, &nbw) != FX_OK ||
+        nbw != maxK) {
+      fprintf(stderr, "--design butter: cannot design %d sections\n", maxK);
+      return 2;
+    }
+  }
   for (int k = 0; k < maxK; k++) { /* all-pass, poles at 0.9 e^{+-j th} */
     const double th = 0.1 + 2.9 * k / (maxK + 1.0), a1 = -1.8 * cos(th), a2 = 0.81;
-    const double c[5] = {a2, a1, 1.0, a1, a2};
+    double c[5] = {a2, a1, 1.0, a1, a2};
+    if (butter) {
+      c[0] = bw[k].b0, c[1] = bw[k].b1, c[2] = bw[k].b2, c[3] = bw[k].a1, c[4] = bw[k].a2;
+    }
     for (int j = 0; j < 5; j++) {
       coef[5 * k + j] = c[j];
       coef_f[5 * k + j] = (float) c[j];

@@ -23,6 +23,9 @@
  *
  * Work per sample and section: 5 operations for the zero-state recursion, 2 for the correction, all
  * in full lanes, against 5 in the sequential kernels' mostly empty lanes for one or two channels.
+ * The block path turns the recursion's products by 1 and 2 into additions where a section's
+ * numerator is 1, b1, 1 or 1, +-2, 1 (ck_shape: the same numbers, so the wavefront's plain form
+ * agrees bit for bit): 3 or 2 multiply-adds there instead of 5.
  */
 
 #include "chunk.h"
@@ -232,6 +235,8 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
     for (int v = 0; v < nv; v++)
       for (int i0 = 0; i0 < K_CK_L; i0 += per) {
         K_V r[K_W];
+        for (int q = per; q < K_W; q++) /* unread by the transposes of P == 2 */
+          r[q] = K_ZERO();
         for (int q = 0; q < per; q++) {
           const int j = v * per + q;
           r[q] = j < nb ? K_LOADIO(x + ((size_t) j * K_CK_L + (size_t) i0) * C) : K_ZERO();
@@ -259,6 +264,8 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
     for (int v = 0; v < nv; v++)
       for (int i0 = 0; i0 < K_CK_L; i0 += per) {
         K_V r[K_W];
+        for (int q = per; q < K_W; q++) /* unread by the transposes of P == 2 */
+          r[q] = K_ZERO();
         for (int q = 0; q < per; q++)
           r[q] = buf[i0 + q][v];
         K_CK_FN(ck_transpose)(r, P);
@@ -278,12 +285,31 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
   }
 }
 
+/* The numerators the zero-state pass specialises. scipy's designs put the gain in the first
+ * section and leave b = (1, +-2, 1) (zeros at z = -1 or +1: Butterworth, Chebyshev I) or
+ * (1, b1, 1) (zeros on the unit circle: Chebyshev II, elliptic) in the others. A product by 1 or
+ * 2 is exact, so x + z1 rounds as b0 x + z1 does with b0 = 1, and z2 +- (x + x) as b1 x + z2 with
+ * b1 = +-2: the same numbers, with additions (which have their own pipes on many cores) in place
+ * of multiply-adds. */
+#ifndef K_CK_SHAPES
+#define K_CK_SHAPES
+enum { K_CK_GEN, K_CK_UNIT /* b0 = b2 = 1 */, K_CK_BINP /* 1, 2, 1 */, K_CK_BINM /* 1, -2, 1 */ };
+#endif
+
+K_AI_CK int K_CK_FN(ck_shape)(const K_T *c)
+{
+  if (c[0] != (K_T) 1 || c[2] != (K_T) 1)
+    return K_CK_GEN;
+  return c[1] == (K_T) 2 ? K_CK_BINP : c[1] == (K_T) -2 ? K_CK_BINM : K_CK_UNIT;
+}
+
 /* The zero-state pass of one section over the block, nv (constant after inlining) independent
  * recurrences; with `corr`, each input sample first gets the previous section's correction
- * (fused here, so the block is read and written once per section). */
+ * (fused here, so the block is read and written once per section); `shape` (constant after
+ * inlining) the section's numerator. */
 K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, K_V *z1, K_V *z2, const K_T *h1,
                             const K_T *h2, const K_V *C1, const K_V *C2, const int nv,
-                            const int corr)
+                            const int corr, const int shape)
 {
   const K_V b0 = K_SET1(c[0]), b1 = K_SET1(c[1]), b2 = K_SET1(c[2]);
   const K_V na1 = K_SET1(-c[3]), na2 = K_SET1(-c[4]);
@@ -298,9 +324,20 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, K_V *z1, K_V *z2,
       K_V xv = buf[i][v];
       if (corr)
         xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
-      const K_V y = K_FMA(b0, xv, z1[v]);
-      z1[v] = K_FMA(na1, y, K_FMA(b1, xv, z2[v]));
-      z2[v] = K_FMA(na2, y, K_MUL(b2, xv));
+      K_V y, t, u;
+      if (shape == K_CK_GEN) {
+        y = K_FMA(b0, xv, z1[v]);
+        t = K_FMA(b1, xv, z2[v]);
+        u = K_MUL(b2, xv);
+      } else {
+        y = K_ADD(xv, z1[v]);
+        t = shape == K_CK_BINP   ? K_ADD(z2[v], K_ADD(xv, xv))
+            : shape == K_CK_BINM ? K_SUB(z2[v], K_ADD(xv, xv))
+                                 : K_FMA(b1, xv, z2[v]);
+        u = xv;
+      }
+      z1[v] = K_FMA(na1, y, t);
+      z2[v] = K_FMA(na2, y, u);
       buf[i][v] = y;
     }
   }
@@ -336,7 +373,13 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
   _Alignas(64) K_T e1[K_CK_NB], e2[K_CK_NB], cl[2][2][K_CK_NB];
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P, nv = (nb + per - 1) / per;
-  K_CK_FN(ck_gather)(buf, x, C, P, nb, nv, joint);
+  /* P and joint constant in each call, so that the transposes keep their rows in registers */
+  if (joint && P == 2)
+    K_CK_FN(ck_gather)(buf, x, C, 2, nb, nv, 1);
+  else if (joint)
+    K_CK_FN(ck_gather)(buf, x, C, 1, nb, nv, 1);
+  else
+    K_CK_FN(ck_gather)(buf, x, C, 1, nb, nv, 0);
   /* the block's frames that are the call's last two (history) */
   const size_t fend = f + (size_t) nb * K_CK_L;
   const int tailrec = hist && fend + 2 > frames;
@@ -355,13 +398,29 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
       z1[v] = z2[v] = K_ZERO();
     const K_T *c = coef + 5 * (size_t) s;
     /* 1. zero-state pass (with the previous section's correction) */
+#define K_CK_ZS_SHAPE(NVC, CORR)                                                                   \
+  switch (shape) {                                                                                 \
+  case K_CK_UNIT:                                                                                  \
+    K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_UNIT);                          \
+    break;                                                                                         \
+  case K_CK_BINP:                                                                                  \
+    K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP);                          \
+    break;                                                                                         \
+  case K_CK_BINM:                                                                                  \
+    K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_BINM);                          \
+    break;                                                                                         \
+  default:                                                                                         \
+    K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN);                           \
+  }
 #define K_CK_ZS(NVC)                                                                               \
   case NVC:                                                                                        \
-    if (s == 0)                                                                                    \
-      K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, 0);                                      \
-    else                                                                                           \
-      K_CK_FN(ck_zs)(buf, c, z1, z2, h1, h2, C1, C2, NVC, 1);                                      \
+    if (s == 0) {                                                                                  \
+      K_CK_ZS_SHAPE(NVC, 0)                                                                        \
+    } else {                                                                                       \
+      K_CK_ZS_SHAPE(NVC, 1)                                                                        \
+    }                                                                                              \
     break;
+    const int shape = K_CK_FN(ck_shape)(c);
     switch (nv) {
 #if K_CK_NV >= 4
       K_CK_ZS(4)
@@ -372,13 +431,15 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
       K_CK_ZS(1)
     }
 #undef K_CK_ZS
+#undef K_CK_ZS_SHAPE
     for (int v = 0; v < nv; v++) {
       K_STORE(e1 + v * K_W, z1[v]);
       K_STORE(e2 + v * K_W, z2[v]);
     }
     /* 2. carries, chunk by chunk, in double (the P channels' chains side by side) */
     cur ^= 1;
-    memset(cl[cur], 0, sizeof(cl[cur]));
+    for (int l = nb * P; l < nv * K_W; l++) /* the padding lanes of the last vector */
+      cl[cur][0][l] = cl[cur][1][l] = (K_T) 0;
     double c1[2], c2[2];
     for (int ch = 0; ch < P; ch++) {
       c1[ch] = rec[(size_t) ch * (size_t) kstride + (size_t) s].c1;
@@ -386,7 +447,7 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
     }
     for (int j = 0; j < nb; j++)
       for (int ch = 0; ch < P; ch++) {
-        const int lane = (j / per) * K_W + (j % per) * P + ch;
+        const int lane = j * P + ch; /* (j / per) * K_W + (j % per) * P, K_W = per * P */
         cl[cur][0][lane] = (K_T) c1[ch];
         cl[cur][1][lane] = (K_T) c2[ch];
         K_CK_FN(ck_carry)(p, (double) e1[lane], (double) e2[lane], &c1[ch], &c2[ch]);
@@ -411,7 +472,12 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
     }
   if (tailrec) /* the output */
     K_CK_FN(ck_block_hist)(hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0);
-  K_CK_FN(ck_scatter)(buf, x, C, P, nb, nv, joint);
+  if (joint && P == 2)
+    K_CK_FN(ck_scatter)(buf, x, C, 2, nb, nv, 1);
+  else if (joint)
+    K_CK_FN(ck_scatter)(buf, x, C, 1, nb, nv, 1);
+  else
+    K_CK_FN(ck_scatter)(buf, x, C, 1, nb, nv, 0);
 }
 
 /* The kernel (fx_kernel_chunk_*_fn; kernel.h). */

@@ -12,6 +12,8 @@
 #define K_STORE(p, v) (*(p) = (v))
 #define K_FMA(a, b, c) ((a) * (b) + (c))
 #define K_MUL(a, b) ((a) * (b))
+#define K_ADD(a, b) ((a) + (b))
+#define K_SUB(a, b) ((a) - (b))
 #define K_SFMA(a, b, c) ((a) * (b) + (c))
 #define K_CK_NV 4
 #define K_LOADIO(p) ((K_T) * (p))

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * For every instruction set this CPU supports and each flavour (F64, F32 with double arithmetic,
- * F32 with float arithmetic), on random stable sections and random signals, channel counts 1-3
- * and section counts 0-7:
+ * F32 with float arithmetic), on random stable sections (general numerators and those the
+ * kernels specialise) and random signals, channel counts 1-3 and section counts 0-7:
  *   - any split of a stream into calls (1-, 63-, 64-, 65-frame calls, long ones) gives output,
  *     state and history bit-identical to one call: chunks sit at fixed stream positions and a
  *     chunk cut by a call boundary goes on from its record;
@@ -33,13 +33,26 @@ static const char *fl_name[] = {"f64", "f32_d", "f32_s"};
 #define CMAX 3
 #define NFRAMES 3000
 
-/* Random stable sections, poles at radius 0.5 .. 0.99, numerators near unity gain. */
+/* Random stable sections: poles at radius 0.5 .. 0.99 with numerators near unity gain, or (one
+ * in two) the numerators the chunked kernels specialise (kernel_chunk.h: b = 1, 2, 1; 1, -2, 1;
+ * 1, b1, 1) behind poles away from z = +-1, so that the cascade's gain stays moderate. */
 static void random_sections(double *coef, int K)
 {
   for (int k = 0; k < K; k++) {
+    const uint64_t shape = rng_next() % 8;
+    double *c = coef + 5 * k;
+    if (shape < 4) {
+      const double r = 0.5 + 0.3 * (rng_uniform() + 1.0) / 2.0;
+      const double th = 0.5 + 0.9 * (rng_uniform() + 1.0);
+      c[3] = -2.0 * r * cos(th);
+      c[4] = r * r;
+      c[0] = 1.0;
+      c[1] = shape == 0 ? 2.0 : shape == 1 ? -2.0 : 2.0 * rng_uniform();
+      c[2] = 1.0;
+      continue;
+    }
     const double r = 0.745 + 0.245 * rng_uniform();
     const double th = 0.05 + 1.5 * (rng_uniform() + 1.0);
-    double *c = coef + 5 * k;
     c[3] = -2.0 * r * cos(th);
     c[4] = r * r;
     const double g = (1.0 + c[3] + c[4]) / (2.0 + fabs(rng_uniform()));
