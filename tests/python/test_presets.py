@@ -82,7 +82,7 @@ def factory(type_name):
     return {"GstFxEq": "fxeq", "GstFxReverb": "fxreverb", "GstFxCompressor": "fxcompressor",
             "GstFxGate": "fxgate", "GstFxLimiter": "fxlimiter",
             "GstFxButterworth": "fxbutterworth",
-            "GstFxLinkwitzRiley": "fxlinkwitzriley"}[type_name]
+            "GstFxLinkwitzRiley": "fxlinkwitzriley", "GstFxChain": "fxchain"}[type_name]
 
 
 def settings(type_name, preset):
@@ -135,6 +135,12 @@ def assert_value(el, key, text):
         assert got == (text == "true"), "%s: %r != %s" % (key, got, text)
     elif vt.is_a(GObject.TYPE_ENUM):
         assert got.value_nick == text, "%s: %s != %s" % (key, got.value_nick, text)
+    elif vt == GObject.TYPE_STRING:
+        # a hand-written keyfile string is gst_value_serialize's quoted form; ours have no escapes
+        assert "\\" not in text, "%s: escapes in %r" % (key, text)
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        assert got == text, "%s: %r != %r" % (key, got, text)
     else:
         assert str(got) == text, "%s: %r != %s" % (key, got, text)
 
@@ -186,6 +192,29 @@ def test_factory_files_are_well_formed():
         assert presets, path
         for preset, kv in presets.items():
             assert kv.get("_meta/comment"), "%s [%s]: no _meta/comment" % (path, preset)
+
+
+def build_dir():
+    """The build whose plugin the tests use (GST_PLUGIN_PATH_1_0=<build>/gst)."""
+    for p in os.environ.get("GST_PLUGIN_PATH_1_0", "").split(os.pathsep):
+        if p and os.path.basename(os.path.normpath(p)) == "gst" and os.path.isdir(p):
+            return os.path.dirname(os.path.normpath(p))
+    return os.path.join(os.path.dirname(PRESETS_DIR), "build")
+
+
+def test_factory_files_install_where_gstreamer_looks():
+    """meson install puts every presets/*.prs into <datadir>/gstreamer-1.0/presets."""
+    r = subprocess.run(["meson", "introspect", build_dir(), "--installed"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    installed = json.loads(r.stdout)
+    r = subprocess.run(["meson", "introspect", build_dir(), "--buildoptions"],
+                       capture_output=True, text=True, timeout=60)
+    opts = {o["name"]: o["value"] for o in json.loads(r.stdout)}
+    datadir = os.path.join(opts["prefix"], opts["datadir"])
+    for path in factory_files():
+        assert installed.get(path) == os.path.join(datadir, "gstreamer-1.0", "presets",
+                                                   os.path.basename(path)), (path, installed)
 
 
 @pytest.mark.parametrize("type_name", sorted({c[0] for c in factory_cases()}))
@@ -266,7 +295,7 @@ def eq_reference_sos(kv, rate):
                    float(kv["band%d::q" % i]), float(kv["band%d::gain" % i]), rate)
         rows.append(np.concatenate([b, a]) / a[0])
     sos = np.array(rows)
-    sos[0, :3] *= 10.0 ** (float(kv["pre-gain"]) / 20.0)
+    sos[0, :3] *= 10.0 ** (float(kv.get("pre-gain", "0")) / 20.0)
     return sos
 
 
@@ -612,3 +641,51 @@ def test_user_preset_save_load_delete_round_trip(tmp_path):
     again = child(ROUND_TRIP_RELOAD)
     assert "my eq" not in again["eq_names"] and set(again["eq_names"]) == set(factory_eq)
     assert again["gain_loaded"] and again["gain"] == -7.5
+
+
+# ------------------------------------------------------------------------------------------------
+# outputs: fxchain presets against the chain of the stages' references
+
+CHAIN_CASES = [c[1] for c in factory_cases() if c[0] == "GstFxChain"]
+
+
+def chain_stages(text):
+    """[(factory, {property: value string})] of a chain without quoted values."""
+    stages = []
+    for part in text.split(" ! "):
+        words = part.split()
+        stages.append((words[0], dict(w.split("=", 1) for w in words[1:])))
+    return stages
+
+
+def chain_reference(text, x, rate):
+    y = np.asarray(x, np.float64)
+    for factory_name, kv in chain_stages(text):
+        if factory_name == "fxbutterworth":
+            y = ss.sosfilt(filter_reference_sos("GstFxButterworth", kv, rate), y, axis=0)
+        elif factory_name == "fxeq":
+            y = ss.sosfilt(eq_reference_sos(kv, rate), y, axis=0)
+        elif factory_name == "fxcompressor":
+            y = ref_dynamics(y, rate, "comp", **dyn_kwargs(kv))
+        elif factory_name == "fxlimiter":
+            kw = dyn_kwargs(kv)
+            y = ref_limiter(y, rate, kw["threshold"], look_ahead=kw["look_ahead"],
+                            release=kw["release"])
+        else:
+            raise AssertionError("no reference for %s" % factory_name)
+    return y
+
+
+@pytest.mark.parametrize("preset", CHAIN_CASES)
+def test_chain_preset_output(preset, factory_only):
+    text = settings("GstFxChain", preset)["chain"].strip('"')
+    x = bursty(RATE, 0.4, 2, seed=1803, lo_db=-50.0, hi_db=0.0)
+    y = run_preset("GstFxChain", preset, x, RATE)
+    ref = chain_reference(text, x, RATE)
+    assert y.shape == ref.shape, (y.shape, ref.shape)
+    e = rel_err(y, ref)
+    record("presets: fxchain vs stage references", "rel_err", e, repr(preset))
+    assert e <= 1e-9, "%r: relative error %.3g" % (preset, e)
+    # the limiter at the end holds its ceiling
+    ceiling = 10.0 ** (float(chain_stages(text)[-1][1]["threshold"]) / 20.0)
+    assert float(np.max(np.abs(y))) <= ceiling * (1 + 1e-12)
