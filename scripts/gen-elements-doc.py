@@ -186,9 +186,18 @@ earlier ones; an older one is merged into them):
    equalizer presets): factory presets added by a later release appear after the user's file is
    removed.
 
-`gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`.
-`gst-launch-1.0` has no syntax to load a preset (set the properties on the command line
-instead); applications call `gst_preset_load_preset()`:
+`gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`. In a pipeline
+description (`gst-launch-1.0`, `gst_parse_launch()`, `fxchain`'s `chain` is not one: its parser
+takes properties only) `@preset=NAME` loads one; the factory preset names are kebab-case because
+the parser keeps quotes and backslashes in a preset name. The parser loads the preset after the
+element's other properties, so its values win over `property=value` on the same element:
+
+```sh
+gst-launch-1.0 audiotestsrc wave=pink-noise num-buffers=200 ! audioconvert \
+  ! fxchain @preset=voice-cleanup ! fxreverb @preset=small-room ! audioconvert ! autoaudiosink
+```
+
+Applications call `gst_preset_load_preset()`:
 
 ```c
 GstElement *eq = gst_element_factory_make ("fxeq", NULL);
@@ -199,8 +208,8 @@ if (!gst_preset_load_preset (GST_PRESET (eq), "loudness"))
 ```python
 eq = Gst.ElementFactory.make("fxeq", None)
 Gst.Preset.load_preset(eq, "loudness")       # False when there is no such preset
-Gst.Preset.get_preset_names(eq)              # ['bass boost', 'bass cut', 'flat', ...]
-Gst.Preset.save_preset(eq, "my curve")       # into ~/.local/share/gstreamer-1.0/presets
+Gst.Preset.get_preset_names(eq)              # ['bass-boost', 'bass-cut', 'flat', ...]
+Gst.Preset.save_preset(eq, "my-curve")       # into ~/.local/share/gstreamer-1.0/presets
 ```
 
 Loading sets only the properties the preset names; every factory preset names all the settings
@@ -208,9 +217,10 @@ of its element (for `fxeq`: `num-bands`, `pre-gain` and every property of every 
 result does not depend on what was set before. `num-bands`, `look-ahead`, `link` and `chain`
 change in NULL and READY only: load presets that set them before the pipeline plays. The
 factory `fxeq` presets keep every acting band below 8 kHz, so they work at sample rates from
-16 kHz up. The `fxlimiter` presets name a sample-peak ceiling (`mastering -1 dBFS`): the limiter
-holds sample peaks, and inter-sample (true) peaks of the output can exceed the ceiling slightly,
-so a delivery specified in dBTP needs some margin below it.
+16 kHz up. The `fxlimiter` presets' ceilings (`mastering` -1 dBFS, `broadcast` -2 dBFS, `safety`
+-0.1 dBFS) are sample peaks: the limiter holds sample peaks, and inter-sample (true) peaks of the
+output can exceed the ceiling slightly, so a delivery specified in dBTP needs some margin below
+it.
 """
 
 
