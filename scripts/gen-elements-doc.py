@@ -187,14 +187,16 @@ earlier ones; an older one is merged into them):
    removed.
 
 `gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`. In a pipeline
-description (`gst-launch-1.0`, `gst_parse_launch()`, `fxchain`'s `chain` is not one: its parser
-takes properties only) `@preset=NAME` loads one; the factory preset names are kebab-case because
-the parser keeps quotes and backslashes in a preset name. The parser loads the preset after the
-element's other properties, so its values win over `property=value` on the same element:
+description (`gst-launch-1.0`, `gst_parse_launch()`) `@preset=NAME` loads one; the factory preset
+names are kebab-case because GStreamer's parser keeps quotes and backslashes in a preset name.
+The parser loads the preset after the element's other properties, so its values win over
+`property=value` on the same element. `fxchain`'s `chain` text (and so `gst-fx --chain`) takes
+`@preset=NAME` too, in the same order; there a name the element does not have is an error:
 
 ```sh
-gst-launch-1.0 audiotestsrc wave=pink-noise num-buffers=200 ! audioconvert \
+gst-launch-1.0 audiotestsrc wave=pink-noise num-buffers=200 ! audioconvert \\
   ! fxchain @preset=voice-cleanup ! fxreverb @preset=small-room ! audioconvert ! autoaudiosink
+gst-fx plan --chain "fxbutterworth @preset=rumble-filter ! fxeq @preset=telephone"
 ```
 
 Applications call `gst_preset_load_preset()`:

@@ -710,3 +710,58 @@ def test_chain_preset_output(preset, factory_only):
     # the limiter at the end holds its ceiling
     ceiling = 10.0 ** (float(chain_stages(text)[-1][1]["threshold"]) / 20.0)
     assert float(np.max(np.abs(y))) <= ceiling * (1 + 1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# @preset=NAME in fxchain's chain text (and so in gst-fx --chain)
+
+
+def chain_bin(text):
+    pipeline = Gst.Pipeline()
+    ch = Gst.ElementFactory.make("fxchain", None)
+    pipeline.add(ch)
+    ch.set_property("chain", text)
+    ret = pipeline.set_state(Gst.State.READY)
+    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    return pipeline, ch, ret, (msg.parse_error()[0].message + " " + msg.parse_error()[1]
+                               if msg else None)
+
+
+def test_chain_text_loads_presets(factory_only):
+    pipeline, ch, ret, err = chain_bin(
+        "fxeq name=eq @preset=voice ! fxcompressor name=comp threshold=-40 @preset=vocal ! "
+        "fxlimiter name=lim @preset=\"mastering\"")
+    try:
+        assert ret == Gst.StateChangeReturn.SUCCESS, err
+        for name, type_name, preset in (("eq", "GstFxEq", "voice"),
+                                        ("comp", "GstFxCompressor", "vocal"),
+                                        ("lim", "GstFxLimiter", "mastering")):
+            el = ch.get_by_name(name)
+            for k, v in settings(type_name, preset).items():
+                assert_value(el, k, v)  # the preset after the properties, as gst_parse_launch
+    finally:
+        pipeline.set_state(Gst.State.NULL)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("fxeq @preset=no-such-preset", 'fxeq: no preset "no-such-preset" (gst-inspect-1.0 fxeq'),
+    ("audioconvert @preset=flat", "audioconvert: @preset=flat: the element has no presets"),
+    ("fxeq @presets=flat", "'@' starts a preset, written @preset=NAME"),
+    ("fxeq @preset= ! fxgain", "@preset has no name"),
+])
+def test_chain_text_preset_errors(text, message, factory_only):
+    pipeline, ch, ret, err = chain_bin(text)
+    pipeline.set_state(Gst.State.NULL)
+    assert ret == Gst.StateChangeReturn.FAILURE and err and message in err, err
+
+
+def test_gst_fx_chain_loads_presets(factory_only):
+    tool = os.environ.get("GST_FX") or os.path.join(os.path.dirname(PRESETS_DIR), "build",
+                                                    "tools", "gst-fx")
+    out = subprocess.run([tool, "plan", "--chain",
+                          "fxbutterworth @preset=rumble-filter ! fxeq @preset=telephone"],
+                         capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, GST_PRESET_PATH=PRESETS_DIR))
+    assert out.returncode == 0, out.stderr
+    # rumble-filter: order 4 high-pass = 2 sections; telephone: 4 bands = 4 sections
+    assert "6 sections" in out.stdout, out.stdout
