@@ -80,6 +80,7 @@
 #include "gstfxfused.h"
 #include "gstfxgain.h"
 #include "gstfxiir.h"
+#include "gstfxpreset.h"
 #include "plan.h"
 
 #include <string.h>
@@ -144,7 +145,8 @@ struct _GstFxChain {
   guint64 buffers_out;
 };
 
-G_DEFINE_TYPE(GstFxChain, gst_fx_chain, GST_TYPE_BIN)
+G_DEFINE_TYPE_WITH_CODE(GstFxChain, gst_fx_chain, GST_TYPE_BIN,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_bin_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxchain, "fxchain", GST_RANK_NONE, GST_TYPE_FX_CHAIN);
 
 static GstStaticPadTemplate sink_template =

@@ -8,14 +8,16 @@
  *
  * Grammar (a subset of gst-launch's, with its quoting):
  *   chain   := element ( '!' element )*
- *   element := FACTORY ( PROP '=' VALUE )*  |  CAPS
+ *   element := FACTORY ( PROP '=' VALUE | '@preset=' VALUE )*  |  CAPS
  * FACTORY and PROP are identifiers ([A-Za-z0-9_] then [A-Za-z0-9_-%:]; PROP may be child::prop
  * for a GstChildProxy, as fxeq's band0::gain); VALUE runs to the next whitespace that is neither
  * quoted nor escaped: "..." quotes (its quotes removed), a backslash takes the next character as
  * it is (inside quotes too, so \" and \\). CAPS is a caps string such as audio/x-raw,format=F32LE
  * (a capsfilter; plain audio caps only), up to the next '!'. Whitespace around '!' and '=' is
  * optional. References (name.), brackets and braces are refused: fxchain takes no branches. The
- * description must be valid UTF-8.
+ * description must be valid UTF-8. `@preset=NAME` loads a GstPreset preset of the element, after
+ * its properties, as gst_parse_launch() does (the last @preset of an element counts); a name
+ * the element does not have is an error.
  *
  * A value is converted with the property's GParamSpec (gst_value_deserialize_with_pspec) and
  * checked against it (g_param_value_validate) before it is set: a value that does not convert, is
@@ -34,6 +36,7 @@ typedef struct {
   gchar *factory; /* or NULL for caps */
   gchar *caps;
   GArray *props; /* ParsedProp */
+  gchar *preset; /* @preset=NAME, or NULL */
 } ParsedElement;
 
 typedef struct {
@@ -48,6 +51,7 @@ static void parsed_element_free(gpointer data)
 
   g_free(pe->factory);
   g_free(pe->caps);
+  g_free(pe->preset);
   for (guint i = 0; i < pe->props->len; i++) {
     g_free(g_array_index(pe->props, ParsedProp, i).name);
     g_free(g_array_index(pe->props, ParsedProp, i).value);
@@ -236,6 +240,28 @@ static ParsedElement *read_element(Lexer *lx)
     prop_at = lx->p;
     if (refuse_structure(lx, prop_at))
       goto fail;
+    if (*lx->p == '@') {
+      gchar *word;
+      lx->p++;
+      word = read_ident(lx);
+      skip_space(lx);
+      if (g_strcmp0(word, "preset") != 0 || *lx->p != '=') {
+        syntax_error(lx, prop_at, "'@' starts a preset, written @preset=NAME");
+        g_free(word);
+        goto fail;
+      }
+      g_free(word);
+      lx->p++;
+      skip_space(lx);
+      if (*lx->p == '\0' || *lx->p == '!') {
+        syntax_error(lx, prop_at, "@preset has no name (write @preset=NAME)");
+        goto fail;
+      }
+      g_free(pe->preset);
+      if (!(pe->preset = read_value(lx)))
+        goto fail;
+      continue;
+    }
     prop.name = read_ident(lx);
     if (!prop.name) {
       syntax_error(lx, prop_at, "expected a property (name=value), '!' or the end");
@@ -451,6 +477,25 @@ static gchar *element_label(const ParsedElement *pe, guint index, gboolean repea
   return g_strdup(pe->factory);
 }
 
+/* Loads preset @name (the chain's @preset=NAME) into @e. */
+static gboolean load_preset(GstElement *e, const gchar *label, const gchar *name, gchar **error)
+{
+  GstElementFactory *factory = gst_element_get_factory(e);
+  const gchar *fname = factory ? GST_OBJECT_NAME(factory) : label;
+  gchar *n;
+
+  if (GST_IS_PRESET(e) && gst_preset_load_preset(GST_PRESET(e), name))
+    return TRUE;
+  n = printable(name, strlen(name), 40);
+  if (!GST_IS_PRESET(e))
+    *error = g_strdup_printf("%s: @preset=%s: the element has no presets", label, n);
+  else
+    *error =
+        g_strdup_printf("%s: no preset \"%s\" (gst-inspect-1.0 %s lists them)", label, n, fname);
+  g_free(n);
+  return FALSE;
+}
+
 /* gst_caps_from_string() fails with a GLib critical, not an error, on a media type that is not a
  * valid structure name, and warns on 0.10-style names (audio/x-raw-int) and on some quoted
  * values: a caps stage is kept to the plain form checked here, an audio media type and
@@ -512,6 +557,11 @@ static GstElement *build_element(const ParsedElement *pe, guint index, gboolean 
       gst_object_unref(e);
       return NULL;
     }
+  }
+  if (pe->preset && !load_preset(e, label, pe->preset, error)) {
+    g_free(label);
+    gst_object_unref(e);
+    return NULL;
   }
   g_free(label);
   return e;

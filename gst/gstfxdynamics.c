@@ -10,6 +10,7 @@
 
 #include "gstfxdynamics.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include <math.h>
 #include <string.h>
@@ -54,7 +55,10 @@ typedef struct {
   GstFxNonfiniteLimit nonfinite;
 } GstFxDynamicsPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUDIO_FILTER,
+                                 G_ADD_PRIVATE(GstFxDynamics)
+                                     G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET,
+                                                           gst_fx_preset_interface_init))
 
 #define PRIV(self) ((GstFxDynamicsPrivate *) gst_fx_dynamics_get_instance_private(self))
 

@@ -6,6 +6,7 @@
 
 #include "gstfxeffect.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include <string.h>
 
@@ -22,7 +23,10 @@ typedef struct {
   GstFxNonfiniteLimit nonfinite;
 } GstFxEffectPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER,
+                                 G_ADD_PRIVATE(GstFxEffect)
+                                     G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET,
+                                                           gst_fx_preset_interface_init))
 
 /* Runs the DSP object over @frames interleaved frames of @data in place; non-zero when the input
  * held NaN or Inf. */

@@ -44,6 +44,7 @@
 
 #include "gstfxfir.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include "finite.h"
 #include "fir.h"
@@ -109,7 +110,8 @@ struct _GstFxFir {
   guint64 next_offset;
 };
 
-G_DEFINE_TYPE(GstFxFir, gst_fx_fir, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_TYPE_WITH_CODE(GstFxFir, gst_fx_fir, GST_TYPE_AUDIO_FILTER,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxfir, "fxfir", GST_RANK_NONE, GST_TYPE_FX_FIR);
 
 GType gst_fx_fir_window_get_type(void)

@@ -25,6 +25,7 @@
 
 #include "gstfxgain.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include "finite.h"
 #include "gain.h"
@@ -60,7 +61,8 @@ struct _GstFxGain {
   GstFxNonfiniteLimit nonfinite;
 };
 
-G_DEFINE_TYPE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_TYPE_WITH_CODE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxgain, "fxgain", GST_RANK_NONE, GST_TYPE_FX_GAIN);
 
 guint gst_fx_gain_get_serial(GstFxGain *self)

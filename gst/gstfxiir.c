@@ -26,6 +26,7 @@
 
 #include "gstfxiir.h"
 #include "gstfxdevice.h"
+#include "gstfxpreset.h"
 
 #include <math.h>
 
@@ -66,7 +67,10 @@ typedef struct {
   GstFxNonfiniteLimit nonfinite;
 } GstFxIirPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER,
+                                 G_ADD_PRIVATE(GstFxIir)
+                                     G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET,
+                                                           gst_fx_preset_interface_init))
 
 /* Unchecked cast: callers are this class's own vfuncs and functions that checked the type. */
 #define PRIV(self) ((GstFxIirPrivate *) gst_fx_iir_get_instance_private((GstFxIir *) (self)))

@@ -37,6 +37,7 @@
 
 #include "gstfxnormalize.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include "finite.h"
 #include "normalize.h"
@@ -83,7 +84,8 @@ struct _GstFxNormalize {
   gboolean failed;
 };
 
-G_DEFINE_TYPE(GstFxNormalize, gst_fx_normalize, GST_TYPE_AUDIO_FILTER)
+G_DEFINE_TYPE_WITH_CODE(GstFxNormalize, gst_fx_normalize, GST_TYPE_AUDIO_FILTER,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxnormalize, "fxnormalize", GST_RANK_NONE, GST_TYPE_FX_NORMALIZE);
 
 static const GstFxPropField norm_fields[] = {

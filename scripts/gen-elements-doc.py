@@ -7,19 +7,23 @@ It loads the `fx` plugin from DIR/gst (default: build/gst) through a private reg
 installed elsewhere is read, and describes every element factory and tracer of the plugin with
 GObject introspection: classification, description, pads and caps, every property (type, range,
 default, flags, enum nicks) and, for elements with child objects (fxeq's bands), the children's
-properties. The output is deterministic: sorted, without paths, dates or versions.
+properties, and the factory presets of presets/<GType name>.prs (read from the source tree, so a
+user's own presets never enter the text). The output is deterministic: sorted, without paths,
+dates or versions.
 
 --check compares the generated text with docs/elements.md and exits 1 ("stale: ...") when they
 differ; tests/python/test_elements_doc.py runs it.
 """
 
 import argparse
+import configparser
 import os
 import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUTPUT = os.path.join(REPO, "docs", "elements.md")
+PRESETS_DIR = os.path.join(REPO, "presets")
 PLUGIN = "fx"
 
 
@@ -144,6 +148,84 @@ BASE_OWNERS = ("GstObject", "GstElement", "GstBin", "GstPipeline", "GstBaseTrans
                "GstAudioFilter")
 
 
+def factory_presets(type_name):
+    """[(preset, comment)] of presets/<type_name>.prs, sorted by name ([] without a file)."""
+    path = os.path.join(PRESETS_DIR, type_name + ".prs")
+    if not os.path.exists(path):
+        return []
+    cp = configparser.ConfigParser(delimiters=("=",), interpolation=None, comment_prefixes=("#",))
+    cp.optionxform = str
+    with open(path, encoding="utf-8") as f:
+        cp.read_file(f)
+    return sorted((s, cp[s].get("_meta/comment", "")) for s in cp.sections()
+                  if not s.startswith("_"))
+
+
+PRESETS_TEXT = """## Presets
+
+Every element implements `GstPreset` (as `equalizer-10bands` and `freeverb` do), with GStreamer's
+default implementation: a preset is a named set of the element's properties (for `fxeq` also every
+band's, as `band0::gain`; for `fxchain` its own properties, `chain` holding the whole
+description of the children) stored in a GKeyFile `<GType name>.prs` (`GstFxEq.prs`,
+`GstFxReverb.prs`, ...). The base classes' `name`, `parent`, `qos` and the bin's message handling
+are not stored. The factory presets listed under each element come from `presets/` in the
+source tree, which `meson install` puts in `<datadir>/gstreamer-1.0/presets`.
+
+Where GStreamer looks, in this order (a later file with the same or a newer version replaces the
+earlier ones; an older one is merged into them):
+
+1. `GST_DATADIR/gstreamer-1.0/presets`, the datadir of GStreamer's own prefix
+   (`/usr/share/gstreamer-1.0/presets` for Debian's GStreamer). A plugin installed with
+   `--prefix=/usr` lands there; for any other prefix (meson's default `/usr/local`, a temporary
+   prefix) set `GST_PRESET_PATH=<prefix>/share/gstreamer-1.0/presets`.
+2. Every directory of `GST_PRESET_PATH` (`:`-separated). `scripts/lib.sh`'s `fx_gst_env` sets it
+   to the source tree's `presets/`, so the build tree has the factory presets.
+3. `$XDG_DATA_HOME/gstreamer-1.0/presets` (`~/.local/share/...`), where `gst_preset_save_preset()`
+   writes. The first save copies the factory presets known then into that file, which from then
+   on replaces the factory file for that element (GStreamer's default behaviour, as for the stock
+   equalizer presets): factory presets added by a later release appear after the user's file is
+   removed.
+
+`gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`. In a pipeline
+description (`gst-launch-1.0`, `gst_parse_launch()`) `@preset=NAME` loads one; the factory preset
+names are kebab-case because GStreamer's parser keeps quotes and backslashes in a preset name.
+The parser loads the preset after the element's other properties, so its values win over
+`property=value` on the same element. `fxchain`'s `chain` text (and so `gst-fx --chain`) takes
+`@preset=NAME` too, in the same order; there a name the element does not have is an error:
+
+```sh
+gst-launch-1.0 audiotestsrc wave=pink-noise num-buffers=200 ! audioconvert \\
+  ! fxchain @preset=voice-cleanup ! fxreverb @preset=small-room ! audioconvert ! autoaudiosink
+gst-fx plan --chain "fxbutterworth @preset=rumble-filter ! fxeq @preset=telephone"
+```
+
+Applications call `gst_preset_load_preset()`:
+
+```c
+GstElement *eq = gst_element_factory_make ("fxeq", NULL);
+if (!gst_preset_load_preset (GST_PRESET (eq), "loudness"))
+  g_warning ("no preset 'loudness'");
+```
+
+```python
+eq = Gst.ElementFactory.make("fxeq", None)
+Gst.Preset.load_preset(eq, "loudness")       # False when there is no such preset
+Gst.Preset.get_preset_names(eq)              # ['bass-boost', 'bass-cut', 'flat', ...]
+Gst.Preset.save_preset(eq, "my-curve")       # into ~/.local/share/gstreamer-1.0/presets
+```
+
+Loading sets only the properties the preset names; every factory preset names all the settings
+of its element (for `fxeq`: `num-bands`, `pre-gain` and every property of every band), so the
+result does not depend on what was set before. `num-bands`, `look-ahead`, `link` and `chain`
+change in NULL and READY only: load presets that set them before the pipeline plays. The
+factory `fxeq` presets keep every acting band below 8 kHz, so they work at sample rates from
+16 kHz up. The `fxlimiter` presets' ceilings (`mastering` -1 dBFS, `broadcast` -2 dBFS, `safety`
+-0.1 dBFS) are sample peaks: the limiter holds sample peaks, and inter-sample (true) peaks of the
+output can exceed the ceiling slightly, so a delivery specified in dBTP needs some margin below
+it.
+"""
+
+
 def describe_element(GObject, Gst, factory):
     out = []
     name = factory.get_name()
@@ -191,6 +273,13 @@ def describe_element(GObject, Gst, factory):
         out.extend(properties_table(GObject, Gst, GObject.list_properties(child.__gtype__),
                                     BASE_OWNERS))
         out.append("")
+    presets = factory_presets(gtype.name)
+    if presets:
+        out.append("Factory presets (`presets/%s.prs`, see [Presets](#presets)):" % gtype.name)
+        out.append("")
+        for p, comment in presets:
+            out.append("- `%s`: %s" % (p, cell(comment)))
+        out.append("")
     element.set_state(Gst.State.NULL)
     return out
 
@@ -224,7 +313,8 @@ def generate():
         "Every element below also has the properties of GStreamer's base classes (`name`, "
         "`parent`; `qos` for filters; `async-handling`, `message-forward` for bins), which are "
         "not repeated. `gst-inspect-1.0 ELEMENT` shows the same information on a machine where "
-        "GStreamer finds the plugin (`export GST_PLUGIN_PATH_1_0=$PWD/build/gst`).",
+        "GStreamer finds the plugin (`export GST_PLUGIN_PATH_1_0=$PWD/build/gst`). Every element "
+        "implements `GstPreset`; factory presets are listed per element ([Presets](#presets)).",
         "",
         "| element | description |",
         "| --- | --- |",
@@ -235,6 +325,7 @@ def generate():
     out.append("")
     for f in factories:
         out.extend(describe_element(GObject, Gst, f))
+    out.extend(PRESETS_TEXT.split("\n"))
     if tracers:
         out.append("## Tracers")
         out.append("")

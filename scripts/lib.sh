@@ -85,6 +85,8 @@ fx_gst_env() {
   local dir="$1"
   export GST_PLUGIN_PATH_1_0="$FX_ROOT/$dir/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
   export GST_REGISTRY_1_0="$FX_ROOT/$dir/gst-registry.bin"
+  # the factory presets of the source tree (installed ones live in GStreamer's datadir)
+  export GST_PRESET_PATH="$FX_ROOT/presets${GST_PRESET_PATH:+:$GST_PRESET_PATH}"
 }
 
 # The commit a benchmark ran at, for its results file: "<short hash>", with " (with uncommitted
