@@ -26,8 +26,10 @@
  * behind a pole near the unit circle wander with its time constant tau, so the probe holds only
  * about FX_PROBE_FRAMES / tau independent values of them and its SER estimates scatter by a few
  * dB where tau is long (a pole at radius 0.99986: 4.9 dB better on the probe, 1.7 dB worse on
- * another noise): the margin grows with sqrt(tau / frames). */
-#define FX_PROBE_MARGIN_DB 2.0
+ * another noise): the margin grows with sqrt(tau / frames). Where tau is short the estimate is
+ * tight and a small constant suffices (docs/cascade.md, "Precision", for the designs it was
+ * checked on). */
+#define FX_PROBE_MARGIN_DB 0.5
 #define FX_PROBE_MARGIN_TAU_DB 20.0
 /* Probe again once a pole has moved by this many times its distance from the unit circle. */
 #define FX_PROBE_MOVE 0.5

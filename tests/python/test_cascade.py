@@ -479,7 +479,7 @@ def test_auto_at_least_scipy_f32_on_hard_cases():
         n += 1
         if "-f32" in c.backend:
             single += 1
-            assert probe[0] >= probe[1] + 2.0, (name, probe)
+            assert probe[0] >= probe[1] + 0.5, (name, probe)  # the probe's margin
         if a < s32:
             worse.append((name, "auto %.1f dB < scipy-f32 %.1f dB (%s, probe %s)" % (
                 a, s32, c.backend, probe)))
