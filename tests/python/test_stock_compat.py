@@ -1,0 +1,90 @@
+"""Behaviour users compare with the stock elements (issue 18, item 7): fxgain's mute (stock
+volume's), fxreverb's mono-in stereo-out (stock freeverb's) and fxchebyshev1's DC gain against
+stock audiocheblimit (documented in docs/elements.md)."""
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import GObject, Gst  # noqa: E402
+
+from conftest import assert_clean, noise, run_pipeline, set_on_buffer  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fx")
+
+RATE = 48000
+
+
+def sine(frames, freq=440.0, amplitude=0.5, channels=2):
+    t = np.arange(frames) / RATE
+    return np.repeat((amplitude * np.sin(2 * np.pi * freq * t))[:, None], channels, axis=1)
+
+
+# ------------------------------------------------------------------------------------------------
+# fxgain mute
+
+def test_mute_property_is_a_controllable_dsp_parameter():
+    p = Gst.ElementFactory.make("fxgain", None).find_property("mute")
+    assert p is not None and p.value_type == GObject.TYPE_BOOLEAN and p.default_value is False
+    assert p.flags & Gst.PARAM_CONTROLLABLE and p.flags & Gst.PARAM_MUTABLE_PLAYING
+
+
+@pytest.mark.parametrize("gain_db", [0.0, -6.0])
+def test_mute_ramps_to_zeros_and_back(gain_db):
+    """mute=true at buffer 20 ramps the gain to 0 over that buffer (no step larger than the
+    signal's own plus 1/1024 of its amplitude), then zeros; mute=false at buffer 60 ramps back
+    to the gain, which was kept."""
+    split, amp = 1024, 0.5
+    x = sine(100 * split, amplitude=amp)
+    g = 10 ** (gain_db / 20)
+
+    def configure(p):
+        set_on_buffer(20, "mute", True)(p)
+        set_on_buffer(60, "mute", False)(p)
+
+    res = run_pipeline("fxgain name=fx gain=%r" % gain_db, x, RATE, split=split,
+                       configure=configure)
+    assert_clean(res, x.shape[0])
+    y = res.y
+    on, off = 19 * split, 59 * split  # first frames of buffers 20 and 60
+    np.testing.assert_allclose(y[:on], x[:on] * g, rtol=0, atol=1e-15)
+    assert np.all(y[on + split:off] == 0.0), "not silent after the mute ramp"
+    np.testing.assert_allclose(y[off + split:], x[off + split:] * g, rtol=0, atol=1e-15)
+    # the ramps: linear in the gain, per frame, over one buffer
+    ramp_down = g * (1.0 - np.arange(1, split + 1) / split)
+    np.testing.assert_allclose(y[on:on + split], x[on:on + split] * ramp_down[:, None], atol=1e-12)
+    natural = np.max(np.abs(np.diff(x, axis=0))) * g
+    step = np.max(np.abs(np.diff(y, axis=0)))
+    assert step <= natural + amp * g / split * 1.001, (step, natural)
+
+
+def test_mute_inside_a_fused_chain_silences():
+    """fxgain folded into fxchain's cascade: muted at buffer 20, the chain goes silent through the
+    cascade's transition, with no step larger than the unmuted output's own."""
+    split = 1024
+    x = sine(60 * split)
+
+    def configure(p):
+        c = p.get_by_name("c")
+        c.set_property("chain", "fxbutterworth cutoff=20000 order=2 ! fxgain name=g")
+        count = [0]
+
+        def on_buffer(pad, info):
+            count[0] += 1
+            if count[0] == 20:
+                Gst.ChildProxy.get_child_by_name(c, "g").set_property("mute", True)
+            return Gst.PadProbeReturn.OK
+
+        c.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+    res = run_pipeline("fxchain name=c", x, RATE, split=split, configure=configure,
+                       read_props=[("c", "plan")])
+    assert_clean(res, x.shape[0])
+    assert "cascade fxbutterworth0+g" in res.props[("c", "plan")], res.props
+    y = res.y
+    assert np.all(y[21 * split:] == 0.0), "not silent after the transition"
+    before = np.max(np.abs(np.diff(y[:19 * split], axis=0)))
+    assert np.max(np.abs(np.diff(y, axis=0))) <= before * 1.05
