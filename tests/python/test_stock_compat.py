@@ -88,3 +88,53 @@ def test_mute_inside_a_fused_chain_silences():
     assert np.all(y[21 * split:] == 0.0), "not silent after the transition"
     before = np.max(np.abs(np.diff(y[:19 * split], axis=0)))
     assert np.max(np.abs(np.diff(y, axis=0))) <= before * 1.05
+
+
+# ------------------------------------------------------------------------------------------------
+# fxreverb: mono in, stereo out
+
+REVERB = "fxreverb name=fx room-size=0.7 damping=0.3 mix=0.5 width=%r"
+
+
+@pytest.mark.parametrize("width", [1.0, 0.6])
+def test_reverb_mono_to_stereo(width):
+    """A mono stream into a stereo capsfilter: the mono signal feeds both tanks of a stereo
+    Freeverb (the numpy reference fed [x, x]); the channels differ and both carry a tail; at
+    width 1 the left one is the mono->mono output, sample for sample."""
+    from test_reverb import ref_reverb
+
+    rate = 22050
+    x = noise(4000, 1, seed=184)
+    stereo = run_pipeline(REVERB % width + " ! audio/x-raw,channels=2", x, rate, split="random")
+    mono = run_pipeline(REVERB % width, x, rate, split="random")
+    assert_clean(stereo)
+    assert_clean(mono)
+    y, m = stereo.y, mono.y
+    assert y.shape[1] == 2 and m.shape[1] == 1
+    ref = ref_reverb(np.repeat(x, 2, axis=1), rate, room=0.7, damping=0.3, mix=0.5, width=width,
+                     total=y.shape[0])
+    assert np.max(np.abs(y - ref)) <= 1e-12 * np.max(np.abs(ref))
+    tail = y[x.shape[0]:]
+    assert np.all(np.sqrt(np.mean(tail[:rate // 4] ** 2, axis=0)) > 1e-3), "no tail"
+    assert np.corrcoef(tail[:rate // 4].T)[0, 1] < 0.9, "the channels do not differ"
+    if width == 1.0:
+        n = min(m.shape[0], y.shape[0])
+        assert np.array_equal(y[:n, 0], m[:n, 0])
+
+
+def test_reverb_mono_stays_mono_and_stereo_via_gst_launch():
+    """gst-launch-1.0: with downstream free the output stays mono; a stereo capsfilter gets
+    stereo from the mono audiotestsrc."""
+    import subprocess
+
+    def caps_out(tail):
+        out = subprocess.run(["gst-launch-1.0", "-v", "audiotestsrc", "num-buffers=20", "!",
+                              "audio/x-raw,channels=1,rate=44100", "!", "fxreverb", "name=r"] +
+                             tail + ["!", "fakesink"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr + out.stdout
+        lines = [ln for ln in out.stdout.splitlines() if "/GstFxReverb:r.GstPad:src: caps" in ln]
+        assert lines, out.stdout
+        return lines[-1]
+
+    assert "channels=(int)1" in caps_out(["!", "audioconvert"])
+    assert "channels=(int)2" in caps_out(["!", "audio/x-raw,channels=2"])
