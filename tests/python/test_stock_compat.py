@@ -138,3 +138,44 @@ def test_reverb_mono_stays_mono_and_stereo_via_gst_launch():
 
     assert "channels=(int)1" in caps_out(["!", "audioconvert"])
     assert "channels=(int)2" in caps_out(["!", "audio/x-raw,channels=2"])
+
+
+# ------------------------------------------------------------------------------------------------
+# fxchebyshev1 against stock audiocheblimit (type=1)
+
+def impulse_response(desc, frames=1 << 15):
+    x = np.zeros((frames, 1))
+    x[0, 0] = 1.0
+    res = run_pipeline(desc, x, RATE, split=4096)
+    assert_clean(res, frames)
+    return res.y[:, 0]
+
+
+@pytest.mark.parametrize("mode", ["low-pass", "high-pass"])
+@pytest.mark.parametrize("order,ripple", [(2, 0.5), (4, 3.0), (6, 1.0)])
+def test_chebyshev1_even_order_plus_ripple_is_stock(mode, order, ripple):
+    """Even orders: ours peaks at 0 dB in the passband (scipy's cheby1), its DC (low-pass) or
+    Nyquist (high-pass) gain is -ripple dB; stock audiocheblimit puts that gain at 0 dB, so it is
+    ours raised by exactly +ripple dB everywhere. docs/elements.md's one-liner,
+    `fxchebyshev1 ... ! fxgain gain=<ripple>`, gives stock's response."""
+    if Gst.ElementFactory.find("audiocheblimit") is None:
+        pytest.fail("audiocheblimit (gst-plugins-good) is required for this test")
+    common = "mode=%s ripple=%r cutoff=4000" % (mode, ripple)
+    stock = impulse_response("audiocheblimit type=1 poles=%d %s" % (order, common))
+    ours = impulse_response("fxchebyshev1 order=%d %s" % (order, common))
+    matched = impulse_response("fxchebyshev1 order=%d %s ! fxgain gain=%r" % (order, common,
+                                                                               ripple))
+    edge = 0 if mode == "low-pass" else -1  # DC or Nyquist bin
+
+    def db(h):
+        return 20 * np.log10(np.maximum(np.abs(np.fft.rfft(h)), 1e-300))
+
+    assert db(ours)[edge] == pytest.approx(-ripple, abs=1e-6)
+    assert db(stock)[edge] == pytest.approx(0.0, abs=1e-6)
+    f = np.fft.rfftfreq(ours.size, 1.0 / RATE)
+    passband = f <= 4000 if mode == "low-pass" else f >= 4000
+    assert np.max(np.abs(db(stock)[passband] - db(ours)[passband] - ripple)) <= 1e-4
+    sos = ss.cheby1(order, ripple, 4000, mode.replace("-pass", "pass"), fs=RATE, output="sos")
+    ref = ss.sosfilt(sos, np.eye(1, ours.size)[0]) * 10 ** (ripple / 20)
+    assert np.max(np.abs(matched - stock)) <= 1e-6 * np.max(np.abs(stock))
+    assert np.max(np.abs(matched - ref)) <= 1e-9 * np.max(np.abs(ref))
