@@ -69,7 +69,7 @@ def test_mute_inside_a_fused_chain_silences():
 
     def configure(p):
         c = p.get_by_name("c")
-        c.set_property("chain", "fxbutterworth cutoff=20000 order=2 ! fxgain name=g")
+        c.set_property("chain", "fxbutterworth name=lp cutoff=20000 order=2 ! fxgain name=g")
         count = [0]
 
         def on_buffer(pad, info):
@@ -83,7 +83,7 @@ def test_mute_inside_a_fused_chain_silences():
     res = run_pipeline("fxchain name=c", x, RATE, split=split, configure=configure,
                        read_props=[("c", "plan")])
     assert_clean(res, x.shape[0])
-    assert "cascade fxbutterworth0+g" in res.props[("c", "plan")], res.props
+    assert "cascade lp+g" in res.props[("c", "plan")], res.props
     y = res.y
     assert np.all(y[21 * split:] == 0.0), "not silent after the transition"
     before = np.max(np.abs(np.diff(y[:19 * split], axis=0)))
