@@ -26,6 +26,10 @@ extern "C" {
  *   y[R] = (1 - mix) * x[R] + mix * (wR * (1 + width) / 2 + wL * (1 - width) / 2)
  *   mono: y = (1 - mix) * x + mix * wL
  *
+ * A mono source rendered as stereo (Freeverb's mono input, and fxreverb's mono-in stereo-out) is
+ * a 2-channel reverb fed the interleaved pair (x, x): in = 2 * x * 0.015 as for mono, both banks
+ * run, and at width 1 its left channel equals the mono output sample for sample.
+ *
  * This is Freeverb's output with wet = mix / 3 and dry = (1 - mix) / 2 (its scalewet 3 and
  * scaledry 2). room_size, damping, mix and width move linearly to new values over
  * FX_REVERB_RAMP_S seconds (per frame, independent of buffer sizes); the first fx_reverb_set()

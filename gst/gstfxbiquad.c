@@ -120,9 +120,9 @@ static void gst_fx_biquad_class_init(GstFxBiquadClass *klass)
                         GST_TYPE_FX_BIQUAD_TYPE, DEFAULT_TYPE, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_FREQUENCY,
-      g_param_spec_double("frequency", "Frequency",
-                          "Centre or corner frequency in Hz; must be inside (0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_FREQUENCY, GST_FX_DSP_PARAM_FLAGS));
+      g_param_spec_double(
+          "frequency", "Frequency", "Centre or corner frequency in Hz; must be inside (0, rate/2)",
+          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_FREQUENCY, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_Q,
       g_param_spec_double("q", "Q",

@@ -16,6 +16,14 @@
  * above Nyquist) fails negotiation with an error naming the property, its value and the allowed
  * range; while playing it is refused with a warning and the previous coefficients stay.
  *
+ * Coming from stock audiocheblimit (type=1): an even order here peaks at 0 dB in the passband, as
+ * scipy's, so its gain at DC (low-pass; at Nyquist for high-pass) is -ripple dB. audiocheblimit
+ * puts that point at 0 dB instead (its passband peaks at +ripple dB): its response is this one
+ * raised by exactly `ripple` dB. To get it, add an fxgain of +ripple dB, e.g. audiocheblimit
+ * type=1 poles=4 ripple=3 cutoff=4000 is `fxchebyshev1 order=4 ripple=3 cutoff=4000 ! fxgain
+ * gain=3` (inside fxchain the gain folds into the cascade). Odd orders have 0 dB at DC in both;
+ * audiocheblimit rounds `poles` up to an even number (poles=3 runs 4 poles).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 audiotestsrc wave=white-noise ! audioconvert ! fxchebyshev1 mode=high-pass

@@ -9,6 +9,8 @@
 #define DEFAULT_DEVICE GST_FX_DEVICE_AUTO
 #define DEFAULT_PRECISION GST_FX_PRECISION_AUTO
 #define DEFAULT_SCAN_THRESHOLD 0
+/* 2^24 frames (about 6 minutes at 48 kHz): longer than any buffer a pipeline carries. */
+#define MAX_SCAN_THRESHOLD (1u << 24)
 #define DEFAULT_CUDA_GRAPHS TRUE
 #define DEFAULT_WARM_UP TRUE
 
@@ -246,7 +248,7 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
       g_param_spec_uint("scan-threshold", "Scan threshold",
                         "Buffers at least this long (frames per channel) use the time-parallel "
                         "scan on the GPU (0 = automatic)",
-                        0, G_MAXUINT, DEFAULT_SCAN_THRESHOLD,
+                        0, MAX_SCAN_THRESHOLD, DEFAULT_SCAN_THRESHOLD,
                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property(
       klass, first_prop_id + GST_FX_COMMON_PROP_CUDA_GRAPHS,

@@ -31,6 +31,11 @@ void gst_fx_add_audio_pad_templates(GstAudioFilterClass *klass);
 #define GST_FX_DSP_PARAM_FLAGS                                                                     \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)
 
+/* The top of every frequency property, in Hz, as the stock audiocheblimit, audiowsinclimit and
+ * equalizer bands: a bounded range that sliders and GstController's normalised bindings (0..1 onto
+ * the whole range) can use. The rate's Nyquist frequency is checked when the filter is designed. */
+#define GST_FX_MAX_FREQUENCY 100000.0
+
 /* One property stored in a struct field: its id, its value type (G_TYPE_DOUBLE, G_TYPE_INT,
  * G_TYPE_BOOLEAN or G_TYPE_ENUM; an enum field is stored as an int) and the field's offset from
  * the base pointer given to the helpers. */

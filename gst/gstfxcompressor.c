@@ -42,10 +42,13 @@ static void gst_fx_compressor_class_init(GstFxCompressorClass *klass)
 {
   GST_DEBUG_CATEGORY_INIT(gst_fx_compressor_debug, "fxcompressor", 0, "Compressor");
   gst_fx_dynamics_class_setup(GST_FX_DYNAMICS_CLASS(klass), FX_DYN_COMPRESSOR,
-                              gst_fx_compressor_debug, "Compressor",
-                              "Feed-forward dynamic range compressor: threshold, ratio, quadratic "
-                              "soft knee, attack and release in the log domain, makeup gain, peak "
-                              "or RMS detector, linked or per-channel, optional look-ahead");
+                              gst_fx_compressor_debug);
+  gst_element_class_set_static_metadata(
+      GST_ELEMENT_CLASS(klass), "Compressor", "Filter/Effect/Audio",
+      "Feed-forward dynamic range compressor: threshold, ratio, quadratic "
+      "soft knee, attack and release in the log domain, makeup gain, peak "
+      "or RMS detector, linked or per-channel, optional look-ahead",
+      "gst-fx developers");
 }
 
 static void gst_fx_compressor_init(GstFxCompressor *self)

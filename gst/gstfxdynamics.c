@@ -88,40 +88,82 @@ static const GstFxPropField dyn_fields[] = {
     {PROP_LINK, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxDynamicsPrivate, link)},
 };
 
-/* The double properties: id, name, nick, blurb, range, and the elements that have them. The
- * defaults come from fx_dyn_params_default(). */
+/* The double properties: id, name, nick, range, and per element (indexed by fx_dyn_mode_t) the
+ * description, NULL where the element lacks the property. The defaults come from
+ * fx_dyn_params_default(). */
 typedef struct {
   guint id;
-  const gchar *name, *nick, *blurb;
+  const gchar *name, *nick;
   double min, max;
-  guint modes;
+  const gchar *blurb[3];
 } DynDoubleProp;
 
+G_STATIC_ASSERT(FX_DYN_COMPRESSOR == 0 && FX_DYN_GATE == 1 && FX_DYN_LIMITER == 2);
+
 static const DynDoubleProp double_props[] = {
-    {PROP_THRESHOLD, "threshold", "Threshold",
-     "Threshold in dBFS (the limiter's ceiling: its output never exceeds it)", -120.0, 20.0,
-     M_C | M_G | M_L},
-    {PROP_RATIO, "ratio", "Ratio",
-     "Compressor: input dB above the threshold per output dB (1 = off); gate: output dB per "
-     "input dB below the threshold (downward expansion, large = hard gate)",
-     1.0, 1000.0, M_C | M_G},
-    {PROP_KNEE, "knee", "Knee", "Soft-knee width in dB around the threshold (0 = hard knee)", 0.0,
-     48.0, M_C | M_G},
-    {PROP_ATTACK, "attack", "Attack",
-     "Attack time constant in ms (compressor: gain falling; gate: opening): 1-1/e of a step "
-     "after this time",
-     0.0, 5000.0, M_C | M_G},
-    {PROP_HOLD, "hold", "Hold", "Gate: ms the gate stays open after the level falls", 0.0, 5000.0,
-     M_G},
-    {PROP_RELEASE, "release", "Release",
-     "Release time constant in ms (compressor, limiter: gain rising; gate: closing after hold)",
-     0.0, 10000.0, M_C | M_G | M_L},
-    {PROP_MAKEUP, "makeup", "Makeup gain", "Gain in dB applied after the gain computer", -60.0,
-     60.0, M_C | M_G},
-    {PROP_RANGE, "range", "Range", "Gate: the floor in dB, the most attenuation the gate applies",
-     -200.0, 0.0, M_G},
-    {PROP_RMS_WINDOW, "rms-window", "RMS window",
-     "Time constant in ms of the RMS detector's one-pole mean of x^2", 0.0, 1000.0, M_C | M_G},
+    {PROP_THRESHOLD,
+     "threshold",
+     "Threshold",
+     -120.0,
+     20.0,
+     {"Threshold in dBFS above which the level is reduced",
+      "Threshold in dBFS below which the level is reduced",
+      "Ceiling in dBFS: the output never exceeds it"}},
+    {PROP_RATIO,
+     "ratio",
+     "Ratio",
+     1.0,
+     1000.0,
+     {"Input dB above the threshold per output dB (1 = off, large = limiting)",
+      "Output dB per input dB below the threshold (downward expansion; large = hard gate)", NULL}},
+    {PROP_KNEE,
+     "knee",
+     "Knee",
+     0.0,
+     48.0,
+     {"Soft-knee width in dB around the threshold (0 = hard knee)",
+      "Soft-knee width in dB around the threshold (0 = hard knee)", NULL}},
+    {PROP_ATTACK,
+     "attack",
+     "Attack",
+     0.0,
+     5000.0,
+     {"Attack time constant in ms while the gain falls: 1-1/e of a step after this time",
+      "Attack time constant in ms while the gate opens: 1-1/e of a step after this time", NULL}},
+    {PROP_HOLD,
+     "hold",
+     "Hold",
+     0.0,
+     5000.0,
+     {NULL, "ms the gate stays open after the level falls below the threshold", NULL}},
+    {PROP_RELEASE,
+     "release",
+     "Release",
+     0.0,
+     10000.0,
+     {"Release time constant in ms while the gain rises back",
+      "Release time constant in ms while the gate closes (after hold)",
+      "Release time constant in ms while the gain rises back"}},
+    {PROP_MAKEUP,
+     "makeup",
+     "Makeup gain",
+     -60.0,
+     60.0,
+     {"Gain in dB applied after the gain computer", "Gain in dB applied after the gain computer",
+      NULL}},
+    {PROP_RANGE,
+     "range",
+     "Range",
+     -200.0,
+     0.0,
+     {NULL, "The floor in dB: the most attenuation the gate applies", NULL}},
+    {PROP_RMS_WINDOW,
+     "rms-window",
+     "RMS window",
+     0.0,
+     1000.0,
+     {"Time constant in ms of the RMS detector's one-pole mean of x^2",
+      "Time constant in ms of the RMS detector's one-pole mean of x^2", NULL}},
 };
 
 #define MAX_LOOKAHEAD_MS 100.0
@@ -196,11 +238,9 @@ static void gst_fx_dynamics_get_property(GObject *object, guint prop_id, GValue 
 }
 
 void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
-                                 GstDebugCategory *debug, const gchar *longname,
-                                 const gchar *description)
+                                 GstDebugCategory *debug)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   fx_dyn_params_t def;
 
   klass->mode = mode;
@@ -212,11 +252,11 @@ void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
 
   for (guint i = 0; i < G_N_ELEMENTS(double_props); i++) {
     const DynDoubleProp *d = &double_props[i];
-    if (!(d->modes & (1u << mode)))
+    if (d->blurb[mode] == NULL)
       continue;
     g_object_class_install_property(gobject_class, d->id,
-                                    g_param_spec_double(d->name, d->nick, d->blurb, d->min, d->max,
-                                                        default_of(&def, d->id),
+                                    g_param_spec_double(d->name, d->nick, d->blurb[mode], d->min,
+                                                        d->max, default_of(&def, d->id),
                                                         GST_FX_DSP_PARAM_FLAGS));
   }
   if (mode != FX_DYN_LIMITER)
@@ -239,8 +279,6 @@ void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
                            TRUE,
                            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
-  gst_element_class_set_static_metadata(element_class, longname, "Filter/Effect/Audio", description,
-                                        "gst-fx developers");
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 }
 

@@ -27,10 +27,10 @@ struct _GstFxDynamicsClass {
 };
 
 /* Called from a subclass's class_init: installs the properties of @mode (with the defaults of
- * fx_dyn_params_default()), the pad templates and the element metadata. */
+ * fx_dyn_params_default() and descriptions written for that element) and the pad templates. The
+ * subclass sets its own element metadata. */
 void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
-                                 GstDebugCategory *debug, const gchar *longname,
-                                 const gchar *description);
+                                 GstDebugCategory *debug);
 
 /* Called from a subclass's instance init (where the instance's class is the subclass's): sets the
  * defaults of the subclass's mode. */

@@ -17,7 +17,8 @@ typedef struct {
 } GstFxTail;
 
 typedef struct {
-  gpointer dsp; /* streaming thread */
+  gpointer dsp;      /* streaming thread */
+  GstAudioInfo info; /* the format dsp runs on: the src pad's (fxreverb's mono to stereo: stereo) */
   gboolean is_f64;
   GstFxTail tail;
   GstFxNonfiniteLimit nonfinite;
@@ -75,7 +76,7 @@ static GstFlowReturn tail_drain(GstFxEffect *self)
   GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
   const GstFxEffectOps *ops = GST_FX_EFFECT_GET_CLASS(self)->ops;
-  const GstAudioInfo *info = &GST_AUDIO_FILTER(self)->info;
+  const GstAudioInfo *info = &priv->info;
   GstFxTail *t = &priv->tail;
   gint rate = GST_AUDIO_INFO_RATE(info);
   gsize bpf = GST_AUDIO_INFO_BPF(info);
@@ -135,6 +136,7 @@ void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *
 
   free_dsp(self);
   priv->dsp = dsp;
+  priv->info = *info;
   priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
 }
 
@@ -177,8 +179,7 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
 {
   GstFxEffect *self = GST_FX_EFFECT(trans);
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
-  GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
-  gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
+  gsize bpf = GST_AUDIO_INFO_BPF(&priv->info);
   GstMapInfo map;
   gsize frames;
   int bad;
@@ -189,7 +190,7 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   frames = map.size / bpf;
   bad = process(self, map.data, frames);
   gst_buffer_unmap(buf, &map);
-  tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
+  tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&priv->info));
   gst_fx_nonfinite_warn(GST_ELEMENT(self),
                         gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0),
                         GST_STREAM_ERROR_FAILED);
@@ -237,5 +238,6 @@ static void gst_fx_effect_init(GstFxEffect *self)
 
   tail_reset(&priv->tail);
   gst_fx_nonfinite_reset(&priv->nonfinite);
+  gst_audio_info_init(&priv->info);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -72,7 +72,8 @@ struct _GstFxEffectClass {
   const GstFxEffectOps *ops;
 };
 
-/* Installs @dsp (made for @info; may be NULL), freeing the previous one. Streaming thread. */
+/* Installs @dsp (made for @info, the format it runs on, which is the src pad's; may be NULL),
+ * freeing the previous one. The in-place path and the EOS tail use @info. Streaming thread. */
 void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *info);
 /* The DSP object, or NULL before caps. Streaming thread. */
 gpointer gst_fx_effect_get_dsp(GstFxEffect *self);

@@ -161,7 +161,7 @@ static void gst_fx_eq_band_class_init(GstFxEqBandClass *klass)
       g_param_spec_double("frequency", "Frequency",
                           "Centre or corner frequency in Hz; must be inside (0, rate/2) unless "
                           "the band is a 0 dB peaking or shelving band",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_BAND_FREQUENCY,
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_BAND_FREQUENCY,
                           GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, BAND_PROP_Q,

@@ -454,19 +454,22 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       g_param_spec_double("cutoff", "Cutoff",
                           "Cutoff frequency in Hz (-6 dB) for low-pass and high-pass designs; "
                           "must be inside (0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_CUTOFF,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_LOWER,
       g_param_spec_double("lower-frequency", "Lower frequency",
                           "Lower band edge in Hz for band-pass and band-reject designs; must be "
                           "inside (0, upper-frequency)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_LOWER, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_LOWER,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_UPPER,
       g_param_spec_double("upper-frequency", "Upper frequency",
                           "Upper band edge in Hz for band-pass and band-reject designs; must be "
                           "inside (lower-frequency, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_UPPER, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_UPPER,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_NUM_TAPS,
       g_param_spec_int("num-taps", "Number of taps",

@@ -8,7 +8,9 @@
  *
  * Multiplies the signal by `gain` dB. A gain change (set directly or by a #GstControlSource) is
  * ramped linearly sample by sample over the next buffer, so it never steps or clicks. With `clip`
- * the output is hard-clipped to [-1, 1]. NaN and Inf input samples become 0 (one rate-limited
+ * the output is hard-clipped to [-1, 1]. `mute`, as stock volume's, silences the output without
+ * losing `gain`; muting and unmuting ramp like a gain change (to and from 0 over the next buffer),
+ * so they do not click either. NaN and Inf input samples become 0 (one rate-limited
  * warning). At 0 dB without clipping the element is in passthrough (controllers are still synced)
  * and buffers pass untouched after a read-only scan; a buffer with NaN or Inf is copied if
  * needed and its bad samples become 0 as at any other gain. Inside `fxchain` a non-clipping fxgain
@@ -35,6 +37,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_gain_debug);
 
 #define DEFAULT_GAIN 0.0
 #define DEFAULT_CLIP FALSE
+#define DEFAULT_MUTE FALSE
 #define MIN_GAIN (-120.0)
 #define MAX_GAIN 60.0
 
@@ -42,6 +45,7 @@ enum {
   PROP_0,
   PROP_GAIN,
   PROP_CLIP,
+  PROP_MUTE,
 };
 
 struct _GstFxGain {
@@ -50,7 +54,9 @@ struct _GstFxGain {
   /* Settings (object lock). */
   double gain_db;
   gboolean clip;
-  gint serial; /* atomic: bumped by every change of gain or clip (lock-free check per buffer) */
+  gboolean mute;
+  gint serial; /* atomic: bumped by every change of gain, clip or mute (lock-free check per
+                * buffer) */
 
   /* Stream state (streaming thread). */
   double target;     /* the linear gain for this buffer (set by before_transform) */
@@ -79,7 +85,14 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
 static const GstFxPropField gain_fields[] = {
     {PROP_GAIN, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxGain, gain_db)},
     {PROP_CLIP, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxGain, clip)},
+    {PROP_MUTE, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxGain, mute)},
 };
+
+/* The linear gain of the settings: 0 when muted. Object lock held. */
+static double linear_of(const GstFxGain *self)
+{
+  return self->mute ? 0.0 : fx_gain_db_to_linear(self->gain_db);
+}
 
 static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValue *value,
                                      GParamSpec *pspec)
@@ -117,6 +130,11 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
                                   g_param_spec_boolean("clip", "Clip",
                                                        "Hard-clip the output to [-1, 1]",
                                                        DEFAULT_CLIP, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_MUTE,
+      g_param_spec_boolean("mute", "Mute",
+                           "Silence the output, keeping gain; ramped like a gain change",
+                           DEFAULT_MUTE, GST_FX_DSP_PARAM_FLAGS));
 
   gst_element_class_set_static_metadata(element_class, "Gain", "Filter/Effect/Audio",
                                         "Gain in dB with a click-free per-sample ramp on "
@@ -137,6 +155,7 @@ static void gst_fx_gain_init(GstFxGain *self)
 {
   self->gain_db = DEFAULT_GAIN;
   self->clip = DEFAULT_CLIP;
+  self->mute = DEFAULT_MUTE;
   self->target = 1.0;
   self->current = 1.0;
   gst_fx_nonfinite_reset(&self->nonfinite);
@@ -150,7 +169,7 @@ void gst_fx_gain_get_linear(GstFxGain *self, double *linear_gain, gboolean *clip
 
   GST_OBJECT_LOCK(self);
   if (linear_gain)
-    *linear_gain = fx_gain_db_to_linear(self->gain_db);
+    *linear_gain = linear_of(self);
   if (clip)
     *clip = self->clip;
   GST_OBJECT_UNLOCK(self);
@@ -184,7 +203,7 @@ static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buf
   gst_fx_sync_controllers(trans, buffer);
 
   GST_OBJECT_LOCK(self);
-  target = fx_gain_db_to_linear(self->gain_db);
+  target = linear_of(self);
   clip = self->clip;
   GST_OBJECT_UNLOCK(self);
   self->target = target;

@@ -14,13 +14,14 @@ G_DECLARE_FINAL_TYPE(GstFxGain, gst_fx_gain, GST, FX_GAIN, GstAudioFilter)
 
 GST_ELEMENT_REGISTER_DECLARE(fxgain);
 
-/* The current settings, for fxchain: the linear factor 10^(gain/20) and whether the element
- * clips (a clipping fxgain cannot be folded into a cascade). Thread-safe. */
+/* The current settings, for fxchain: the linear factor 10^(gain/20) (0 when muted) and whether
+ * the element clips (a clipping fxgain cannot be folded into a cascade). Thread-safe. */
 void gst_fx_gain_get_linear(GstFxGain *self, double *linear_gain, gboolean *clip);
 
-/* A counter that changes whenever `gain` or `clip` is set; read without locking, so that fxchain
- * can tell per buffer, at the cost of one atomic load, whether to call gst_fx_gain_get_linear().
- * Read it before gst_fx_gain_get_linear(): a change in between is seen again next time. */
+/* A counter that changes whenever `gain`, `clip` or `mute` is set; read without locking, so that
+ * fxchain can tell per buffer, at the cost of one atomic load, whether to call
+ * gst_fx_gain_get_linear(). Read it before gst_fx_gain_get_linear(): a change in between is seen
+ * again next time. */
 guint gst_fx_gain_get_serial(GstFxGain *self);
 
 G_END_DECLS

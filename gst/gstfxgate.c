@@ -37,10 +37,12 @@ GST_ELEMENT_REGISTER_DEFINE(fxgate, "fxgate", GST_RANK_NONE, GST_TYPE_FX_GATE);
 static void gst_fx_gate_class_init(GstFxGateClass *klass)
 {
   GST_DEBUG_CATEGORY_INIT(gst_fx_gate_debug, "fxgate", 0, "Noise gate / expander");
-  gst_fx_dynamics_class_setup(
-      GST_FX_DYNAMICS_CLASS(klass), FX_DYN_GATE, gst_fx_gate_debug, "Noise gate / expander",
+  gst_fx_dynamics_class_setup(GST_FX_DYNAMICS_CLASS(klass), FX_DYN_GATE, gst_fx_gate_debug);
+  gst_element_class_set_static_metadata(
+      GST_ELEMENT_CLASS(klass), "Noise gate / expander", "Filter/Effect/Audio",
       "Noise gate and downward expander: below the threshold the level falls by ratio dB per input "
-      "dB, down to the range floor, with soft knee, attack, hold and release");
+      "dB, down to the range floor, with soft knee, attack, hold and release",
+      "gst-fx developers");
 }
 
 static void gst_fx_gate_init(GstFxGate *self)

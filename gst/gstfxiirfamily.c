@@ -138,19 +138,22 @@ void gst_fx_iir_family_class_setup(GstFxIirFamilyClass *klass, fx_family_t famil
                               : "Cutoff frequency in Hz for low-pass and high-pass (-3 dB for "
                                 "Butterworth, end of the ripple band otherwise); must be inside "
                                 "(0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_CUTOFF,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_LOWER,
       g_param_spec_double("lower-frequency", "Lower frequency",
                           "Lower band edge in Hz for band-pass and band-reject; must be inside "
                           "(0, upper-frequency)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_LOWER, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_LOWER,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_UPPER,
       g_param_spec_double("upper-frequency", "Upper frequency",
                           "Upper band edge in Hz for band-pass and band-reject; must be inside "
                           "(lower-frequency, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_UPPER, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_UPPER,
+                          GST_FX_DSP_PARAM_FLAGS));
   blurb = g_strdup_printf("Filter order 1..%d (band modes have twice as many poles)", max_order);
   g_object_class_install_property(gobject_class, PROP_ORDER,
                                   g_param_spec_int("order", "Order", g_intern_string(blurb), 1,

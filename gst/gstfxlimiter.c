@@ -38,10 +38,12 @@ GST_ELEMENT_REGISTER_DEFINE(fxlimiter, "fxlimiter", GST_RANK_NONE, GST_TYPE_FX_L
 static void gst_fx_limiter_class_init(GstFxLimiterClass *klass)
 {
   GST_DEBUG_CATEGORY_INIT(gst_fx_limiter_debug, "fxlimiter", 0, "Look-ahead limiter");
-  gst_fx_dynamics_class_setup(
-      GST_FX_DYNAMICS_CLASS(klass), FX_DYN_LIMITER, gst_fx_limiter_debug, "Look-ahead limiter",
+  gst_fx_dynamics_class_setup(GST_FX_DYNAMICS_CLASS(klass), FX_DYN_LIMITER, gst_fx_limiter_debug);
+  gst_element_class_set_static_metadata(
+      GST_ELEMENT_CLASS(klass), "Look-ahead limiter", "Filter/Effect/Audio",
       "Brick-wall look-ahead limiter: the output never exceeds the threshold; smooth gain from a "
-      "sliding minimum, a release and a moving average over the look-ahead; latency reported");
+      "sliding minimum, a release and a moving average over the look-ahead; latency reported",
+      "gst-fx developers");
 }
 
 static void gst_fx_limiter_init(GstFxLimiter *self)

@@ -109,7 +109,8 @@ static void gst_fx_linkwitz_riley_class_init(GstFxLinkwitzRileyClass *klass)
       g_param_spec_double("cutoff", "Cutoff",
                           "Crossover frequency in Hz (both bands -6 dB); must be inside "
                           "(0, rate/2)",
-                          G_MINDOUBLE, G_MAXDOUBLE, DEFAULT_CUTOFF, GST_FX_DSP_PARAM_FLAGS));
+                          G_MINDOUBLE, GST_FX_MAX_FREQUENCY, DEFAULT_CUTOFF,
+                          GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_ORDER,
       g_param_spec_int("order", "Order",

@@ -50,6 +50,9 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
 #define DEFAULT_PERCENTILE 99.9
 #define DEFAULT_PER_CHANNEL FALSE
 #define DEFAULT_MAX_DURATION (3600 * GST_SECOND)
+/* A day of audio: far beyond what the held-memory limit admits at any usual rate (0 still means
+ * unbounded). */
+#define MAX_MAX_DURATION (24 * 3600 * GST_SECOND)
 /* Refuse to hold more audio than this (the same limit as fxdelay's line and fxreverb's state). */
 #define MAX_HELD_BYTES ((guint64) 1 << 31)
 
@@ -526,7 +529,7 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
       g_param_spec_uint64("max-duration", "Maximum duration",
                           "The longest stream held until EOS, in ns of audio (0 = unbounded); "
                           "longer streams end with an error",
-                          0, G_MAXUINT64, DEFAULT_MAX_DURATION,
+                          0, MAX_MAX_DURATION, DEFAULT_MAX_DURATION,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property(
       gobject_class, PROP_GAINS,

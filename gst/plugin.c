@@ -56,7 +56,10 @@ static gboolean plugin_init(GstPlugin *plugin)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fx,
-                  "gst-fx: IIR filters (Butterworth, Chebyshev I/II, elliptic, Linkwitz-Riley, "
-                  "biquad, SOS) as second-order-section cascades, gain, and the fusing bin fxchain",
+                  "gst-fx audio effects: IIR designs (Butterworth, Chebyshev I/II, elliptic) run "
+                  "as second-order-section cascades; biquad, SOS, parametric EQ and "
+                  "Linkwitz-Riley crossover; FIR (windowed-sinc designs and custom kernels); "
+                  "gain; normalise; dynamics (compressor, limiter, gate); delay; reverb; the "
+                  "fusing bin fxchain; and the fxprof profiling tracer",
                   plugin_init, FX_VERSION, "GPL", FX_PACKAGE, FX_ORIGIN)
 #pragma GCC diagnostic pop

@@ -8,8 +8,9 @@ installed elsewhere is read, and describes every element factory and tracer of t
 GObject introspection: classification, description, pads and caps, every property (type, range,
 default, flags, enum nicks) and, for elements with child objects (fxeq's bands), the children's
 properties, and the factory presets of presets/<GType name>.prs (read from the source tree, so a
-user's own presets never enter the text). The output is deterministic: sorted, without paths,
-dates or versions.
+user's own presets never enter the text). Each element's prose is its gtk-doc section comment
+(`SECTION:element-NAME` in gst/*.c), so the text lives beside the code, as in GStreamer's own
+plugins. The output is deterministic: sorted, without paths, dates or versions.
 
 --check compares the generated text with docs/elements.md and exits 1 ("stale: ...") when they
 differ; tests/python/test_elements_doc.py runs it.
@@ -17,7 +18,9 @@ differ; tests/python/test_elements_doc.py runs it.
 
 import argparse
 import configparser
+import glob
 import os
+import re
 import sys
 import tempfile
 
@@ -125,6 +128,41 @@ def flags_text(GObject, Gst, spec):
     return ", ".join(parts)
 
 
+def gtk_doc_sections(src_dir=os.path.join(REPO, "gst")):
+    """{element name: markdown} from the `SECTION:element-NAME` gtk-doc comments of the sources:
+    @title and @short_description dropped, `## X` headings as bold lines, |[ ]| blocks as ```sh
+    blocks whose wrapped lines end in a backslash, #GstType and %VALUE as code."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(src_dir, "*.c"))):
+        text = open(path, encoding="utf-8").read()
+        for m in re.finditer(r"/\*\*\n \* SECTION:element-([\w-]+)\n(.*?)\*/", text, re.S):
+            lines = []
+            for raw in m.group(2).split("\n"):
+                line = re.sub(r"^ \*( |$)", "", raw.rstrip())
+                if line.startswith("@title:") or line.startswith("@short_description:"):
+                    continue
+                lines.append(line)
+            md, code = [], None
+            for line in lines:
+                if line.strip() == "|[":
+                    code = []
+                elif line.strip() == "]|" and code is not None:
+                    md.append("```sh")
+                    md.extend(c + " \\" for c in code[:-1])
+                    md.extend(code[-1:])
+                    md.append("```")
+                    code = None
+                elif code is not None:
+                    code.append(line)
+                elif re.match(r"#+ ", line):
+                    md.append("**%s**" % line.lstrip("#").strip())
+                else:
+                    md.append(re.sub(r"[#%]((?:Gst|G)?[A-Z][\w]*)", r"`\1`", line))
+            body = "\n".join(md).strip()
+            out[m.group(1)] = re.sub(r"\n{3,}", "\n\n", body)
+    return out
+
+
 def cell(text):
     return (text or "").replace("|", "\\|").replace("\n", " ").strip()
 
@@ -226,7 +264,7 @@ it.
 """
 
 
-def describe_element(GObject, Gst, factory):
+def describe_element(GObject, Gst, factory, prose):
     out = []
     name = factory.get_name()
     out.append("## `%s`" % name)
@@ -234,6 +272,9 @@ def describe_element(GObject, Gst, factory):
     out.append("%s — %s" % (factory.get_metadata("long-name"),
                             factory.get_metadata("description")))
     out.append("")
+    if prose.get(name):
+        out.append(prose[name])
+        out.append("")
     out.append("- classification: `%s`" % factory.get_metadata("klass"))
     out.append("- rank: %s" % ("none" if factory.get_rank() == 0 else factory.get_rank()))
     element = factory.create(None)
@@ -316,6 +357,21 @@ def generate():
         "GStreamer finds the plugin (`export GST_PLUGIN_PATH_1_0=$PWD/build/gst`). Every element "
         "implements `GstPreset`; factory presets are listed per element ([Presets](#presets)).",
         "",
+        "Ranges. Every number has a bounded range a slider or a GstController binding can use "
+        "(the default `GstDirectControlBinding` maps 0..1 onto the whole range, so 0.5 is its "
+        "middle): every frequency runs 0 – 100,000 Hz, as in the stock `audiocheblimit`, "
+        "`audiowsinclimit` and equalizer bands, and a frequency at or above the stream's Nyquist "
+        "frequency is still refused when the filter is designed (an error at negotiation, a "
+        "warning and the previous coefficients while playing); gains in dB run -120 – +60 "
+        "(`fxgain`, `fxeq` pre-gain; the EQ and biquad bands ±120, the dynamics' makeup ±60); "
+        "times in ms up to 60 s (`fxdelay`), 10 s (dynamics release), 5 s (attack, hold), 1 s "
+        "(RMS window), 100 ms (look-ahead); Q 0.001 – 1000; ratios 1 – 1000; orders as in the "
+        "tables; mix, feedback and the reverb's settings 0 – 1; `fxfir`'s num-taps up to 2^20, "
+        "scan-threshold up to 2^24 frames, `fxnormalize`'s max-duration up to a day (0: no "
+        "limit). A value outside a range is "
+        "refused by GObject with a warning and the property keeps its value. The tables below "
+        "give each range.",
+        "",
         "| element | description |",
         "| --- | --- |",
     ]
@@ -323,8 +379,9 @@ def generate():
         out.append("| [`%s`](#%s) | %s |" % (f.get_name(), f.get_name(),
                                              cell(f.get_metadata("description"))))
     out.append("")
+    prose = gtk_doc_sections()
     for f in factories:
-        out.extend(describe_element(GObject, Gst, f))
+        out.extend(describe_element(GObject, Gst, f, prose))
     out.extend(PRESETS_TEXT.split("\n"))
     if tracers:
         out.append("## Tracers")

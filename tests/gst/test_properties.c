@@ -107,6 +107,19 @@ static void check_double(GstElement *e, const char *prop, double def, double min
                 G_PARAM_SPEC_DOUBLE(p)->maximum);
 }
 
+/* A frequency in Hz: from 0 (exclusive) to 100 kHz, as the stock audiocheblimit's, so that
+ * normalised control bindings and sliders sweep a usable range. */
+static void check_frequency(GstElement *e, const char *prop, double def)
+{
+  GParamSpec *p = find(e, prop);
+
+  check_double(e, prop, def, NAN, NAN);
+  fail_unless(G_PARAM_SPEC_DOUBLE(p)->minimum <= 1e-3 && G_PARAM_SPEC_DOUBLE(p)->minimum > 0.0 &&
+                  G_PARAM_SPEC_DOUBLE(p)->maximum == 100000.0,
+              "%s range [%g, %g]", prop, G_PARAM_SPEC_DOUBLE(p)->minimum,
+              G_PARAM_SPEC_DOUBLE(p)->maximum);
+}
+
 static void check_int(GstElement *e, const char *prop, int def, int min, int max)
 {
   GParamSpec *p = find(e, prop);
@@ -150,9 +163,9 @@ GST_START_TEST(test_contract)
     GstElement *e = gst_element_factory_make(families[k], NULL);
     check_common(e);
     check_enum(e, "mode", modes, "low-pass");
-    check_double(e, "cutoff", 1000, 1e-3, 1e6);
-    check_double(e, "lower-frequency", 500, 1e-3, 1e6);
-    check_double(e, "upper-frequency", 2000, 1e-3, 1e6);
+    check_frequency(e, "cutoff", 1000);
+    check_frequency(e, "lower-frequency", 500);
+    check_frequency(e, "upper-frequency", 2000);
     check_int(e, "order", 4, 1, k == 3 ? 24 : 64);
     if (k == 1 || k == 3)
       check_double(e, "ripple", 0.5, NAN, NAN);
@@ -170,7 +183,7 @@ GST_START_TEST(test_contract)
     GstElement *e = gst_element_factory_make("fxlinkwitzriley", NULL);
     check_common(e);
     check_enum(e, "mode", xo, "low-pass");
-    check_double(e, "cutoff", 1000, 1e-3, 1e6);
+    check_frequency(e, "cutoff", 1000);
     check_int(e, "order", 4, 2, 16);
     gst_object_unref(e);
   }
@@ -178,7 +191,7 @@ GST_START_TEST(test_contract)
     GstElement *e = gst_element_factory_make("fxbiquad", NULL);
     check_common(e);
     check_enum(e, "type", bq, "low-pass");
-    check_double(e, "frequency", 1000, 1e-3, 1e6);
+    check_frequency(e, "frequency", 1000);
     check_double(e, "q", 0.7071, NAN, NAN);
     check_double(e, "gain", 0, -60, 60);
     gst_object_unref(e);
