@@ -2,7 +2,7 @@
 # 06 — gst-fx batch over a folder.
 #
 # What it does: processes every WAV file in DIR through one fused plan with `gst-fx batch`
-#   (DESIGN §2: the files are stacked on the channel axis, so each block is one dispatch, one
+#   (docs/design.md: the files are stacked on the channel axis, so each block is one dispatch, one
 #   launch on a GPU; the output is identical to processing each file alone) and writes the
 #   results, same names, to $FX_OUT/06-batch-out. Without DIR it first writes eight 1 s stereo
 #   test files to $FX_OUT/06-batch-in.

@@ -19,13 +19,20 @@ FX_PACKAGES=(
   libfftw3-dev
   libsndfile1-dev
   clang libclang-rt-14-dev
+  groff-base
 )
+
+# What scripts/deb.sh needs beside debian/control's Build-Depends (which it installs itself).
+FX_DEB_PACKAGES=(dpkg-dev debhelper lintian)
 
 fx_log() { printf '==> %s\n' "$*" >&2; }
 
+# fx_ensure_packages [PACKAGE...]: installs those of the packages (default: FX_PACKAGES) that are
+# missing.
 fx_ensure_packages() {
-  local missing=() p
-  for p in "${FX_PACKAGES[@]}"; do
+  local missing=() p wanted=("$@")
+  [ $# -gt 0 ] || wanted=("${FX_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
       missing+=("$p")
     fi

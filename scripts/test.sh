@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: C unit tests (dsp), element tests (gst-check), Python tests (meson suite
-# `python`: pytest with numpy/scipy as independent references), each once. Ends with one summary
-# line.
+# `python`: pytest with numpy/scipy as independent references), each once; unless FX_TEST_QUICK=1,
+# the reliability steps and the Debian packages (scripts/deb.sh). Ends with one summary line.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 fx_ensure_packages || exit 1
@@ -37,6 +37,20 @@ if [ "${FX_TEST_QUICK:-0}" != 1 ]; then
   logs+=("$FX_ROOT/build-fuzz/meson-logs/testlog.json"
     "$FX_ROOT/build-asan/meson-logs/testlog.json" "$FX_ROOT/build-asan/pytest.xml"
     "$FX_ROOT/build/leaks/testlog.json" "$FX_ROOT/build/meson-logs/testlog-valgrind.json")
+
+  # The Debian packages (scripts/deb.sh: dpkg-buildpackage, lintian without errors, where the
+  # plugin and the program land), counted in the summary as one test case.
+  fx_log "packages: scripts/deb.sh"
+  start=$SECONDS
+  deb_failures=0
+  bash "$FX_ROOT/scripts/deb.sh" "$FX_ROOT/build-deb" || { deb_failures=1; rel_rc=1; }
+  fx_log "packages: scripts/deb.sh took $((SECONDS - start)) s"
+  mkdir -p "$FX_ROOT/build-deb"
+  printf '<testsuite name="packages" tests="1" failures="%d"><testcase classname="scripts" name="deb.sh" time="%d">%s</testcase></testsuite>\n' \
+    "$deb_failures" "$((SECONDS - start))" \
+    "$([ $deb_failures -eq 0 ] || echo '<failure message="scripts/deb.sh failed (see its output above)"/>')" \
+    >"$FX_ROOT/build-deb/deb-check.xml"
+  logs+=("$FX_ROOT/build-deb/deb-check.xml")
 fi
 
 "$FX_PYTHON" "$FX_ROOT/scripts/summary.py" "${logs[@]}"

@@ -51,10 +51,11 @@ static void print_usage(FILE *out)
     fprintf(out, "  gst-fx %s\n", commands[i].synopsis);
   fprintf(out, "\nOptions:\n"
                "  -h, --help         Show this help (gst-fx COMMAND --help: a command's options)\n"
-               "  --version          Print the version\n\n"
+               "  --version          Print the version and the plugin file in use\n\n"
                "Exit status: 0 success, 1 the pipeline failed (the error is printed on stderr),\n"
-               "2 bad usage. The plugin is looked up in GST_PLUGIN_PATH_1_0, then in\n"
-               "GST_FX_PLUGIN_DIR, then in the build tree gst-fx was built in.\n");
+               "2 bad usage. The plugin is looked up in GST_PLUGIN_PATH_1_0, GStreamer's system\n"
+               "plugin path and GST_FX_PLUGIN_DIR, then where gst-fx is installed (from the\n"
+               "build tree: the build's plugin, first).\n");
 }
 
 int main(int argc, char **argv)
@@ -77,7 +78,14 @@ int main(int argc, char **argv)
     return FX_EXIT_OK;
   }
   if (strcmp(name, "--version") == 0) {
+    gchar *plugin;
+
     printf("gst-fx %s\n", FX_VERSION);
+    fflush(stdout);
+    fx_tool_init();
+    plugin = fx_tool_plugin_filename();
+    printf("plugin: %s\n", plugin != NULL ? plugin : "not found");
+    g_free(plugin);
     return FX_EXIT_OK;
   }
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)

@@ -30,10 +30,19 @@ int fx_cmd_process_many(int argc, char **argv);
 int fx_cmd_batch(int argc, char **argv);
 int fx_cmd_response(int argc, char **argv);
 
-/* Makes the freshly built plugin visible: scans $GST_FX_PLUGIN_DIR when set, otherwise, when no
- * fx element is registered, the plugin build directory compiled in as FX_PLUGIN_DIR (if it
- * exists). Call after gst_init(). */
+/* Makes the plugin visible when GStreamer's own paths (GST_PLUGIN_PATH_1_0, the system path) do
+ * not have it: scans $GST_FX_PLUGIN_DIR when set; otherwise, when no fx element is registered, the
+ * plugin build directory compiled in as FX_PLUGIN_DIR if this program runs from the build tree,
+ * else the installed plugin directory (relative to the program's own directory, then the
+ * configured prefix's). Call after gst_init() (fx_tool_init() does both). */
 void fx_tool_find_plugin(void);
+
+/* TRUE when this program is the one in the build tree (its directory is the one compiled in as
+ * FX_TOOL_BUILD_DIR), FALSE for an installed copy. */
+gboolean fx_tool_running_from_build_tree(void);
+
+/* The file the registered `fxchain` element comes from (g_free), NULL when there is none. */
+gchar *fx_tool_plugin_filename(void);
 
 /* Parses the GOptionContext of a command. On a bad option prints "gst-fx: MESSAGE" and the
  * command's usage on stderr and returns FALSE (exit with FX_EXIT_USAGE). --help prints the help on
@@ -90,7 +99,9 @@ GstElement *fx_tool_chain_pipeline(const FxChainRun *run, GstElement **fxchain, 
 /* Reads a guint64 property; FALSE when the object has no such property. */
 gboolean fx_tool_get_u64(gpointer object, const char *property, guint64 *value);
 
-/* Initialises GStreamer and finds the plugin (fx_tool_find_plugin). */
+/* Initialises GStreamer and finds the plugin (fx_tool_find_plugin); run from the build tree
+ * without GST_PLUGIN_PATH_1_0 or GST_FX_PLUGIN_DIR, the build's plugin is put first on
+ * GStreamer's plugin path, before any installed copy. */
 void fx_tool_init(void);
 
 /* Parses "2,5,10,20" into an array of guint (each in [1, max]); FALSE on a malformed list. */

@@ -17,24 +17,117 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The directory of the running program, symbolic links resolved; NULL when unknown. */
+static gchar *fx_tool_exe_dir(void)
+{
+  gchar *exe = g_file_read_link("/proc/self/exe", NULL);
+  gchar *dir = NULL;
+
+  if (exe != NULL) {
+    char *real = realpath(exe, NULL);
+    dir = g_path_get_dirname(real != NULL ? real : exe);
+    free(real);
+    g_free(exe);
+  }
+  return dir;
+}
+
+gboolean fx_tool_running_from_build_tree(void)
+{
+#ifdef FX_TOOL_BUILD_DIR
+  gchar *dir = fx_tool_exe_dir();
+  char *build = realpath(FX_TOOL_BUILD_DIR, NULL);
+  gboolean same = dir != NULL && build != NULL && strcmp(dir, build) == 0;
+
+  free(build);
+  g_free(dir);
+  return same;
+#else
+  return FALSE;
+#endif
+}
+
+/* The plugin directory of an installed gst-fx: first relative to the program's own directory
+ * (FX_PLUGIN_RELATIVE_DIR, bindir to the plugin directory), so that an installation moved as a
+ * whole or staged under DESTDIR finds its own plugin; then the absolute directory of the
+ * configured prefix. NULL when neither exists. */
+static gchar *fx_tool_installed_plugin_dir(void)
+{
+#if defined(FX_PLUGIN_RELATIVE_DIR) && defined(FX_PLUGIN_INSTALL_DIR)
+  gchar *exe_dir = fx_tool_exe_dir();
+
+  if (exe_dir != NULL) {
+    gchar *dir = g_canonicalize_filename(FX_PLUGIN_RELATIVE_DIR, exe_dir);
+    g_free(exe_dir);
+    if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+      return dir;
+    g_free(dir);
+  }
+  if (g_file_test(FX_PLUGIN_INSTALL_DIR, G_FILE_TEST_IS_DIR))
+    return g_strdup(FX_PLUGIN_INSTALL_DIR);
+#endif
+  return NULL;
+}
+
+/* Run from the build tree with no plugin path of the user's, the build's own plugin comes first:
+ * GStreamer registers one plugin per file name, GST_PLUGIN_PATH before the system path, so a
+ * packaged libgstfx.so must not shadow the one just built. Before gst_init(). */
+static void fx_tool_prefer_build_tree(void)
+{
+#ifdef FX_PLUGIN_DIR
+  const char *path = g_getenv("GST_PLUGIN_PATH_1_0");
+  const char *fx_dir = g_getenv("GST_FX_PLUGIN_DIR");
+
+  if ((path != NULL && *path != '\0') || (fx_dir != NULL && *fx_dir != '\0'))
+    return;
+  if (fx_tool_running_from_build_tree() && g_file_test(FX_PLUGIN_DIR, G_FILE_TEST_IS_DIR))
+    g_setenv("GST_PLUGIN_PATH_1_0", FX_PLUGIN_DIR, TRUE);
+#endif
+}
+
 void fx_tool_find_plugin(void)
 {
   GstRegistry *registry = gst_registry_get();
   const char *dir = g_getenv("GST_FX_PLUGIN_DIR");
+  GstElementFactory *factory;
 
   if (dir != NULL && *dir != '\0') {
     gst_registry_scan_path(registry, dir);
     return;
   }
-#ifdef FX_PLUGIN_DIR
-  GstElementFactory *factory = gst_element_factory_find("fxchain");
+  factory = gst_element_factory_find("fxchain");
   if (factory != NULL) {
     gst_object_unref(factory);
     return;
   }
-  if (g_file_test(FX_PLUGIN_DIR, G_FILE_TEST_IS_DIR))
-    gst_registry_scan_path(registry, FX_PLUGIN_DIR);
+  if (fx_tool_running_from_build_tree()) {
+#ifdef FX_PLUGIN_DIR
+    if (g_file_test(FX_PLUGIN_DIR, G_FILE_TEST_IS_DIR))
+      gst_registry_scan_path(registry, FX_PLUGIN_DIR);
 #endif
+  } else {
+    gchar *installed = fx_tool_installed_plugin_dir();
+    if (installed != NULL)
+      gst_registry_scan_path(registry, installed);
+    g_free(installed);
+  }
+}
+
+gchar *fx_tool_plugin_filename(void)
+{
+  GstPlugin *plugin = NULL;
+  GstElementFactory *factory = gst_element_factory_find("fxchain");
+  gchar *filename = NULL;
+
+  if (factory != NULL) {
+    plugin = gst_plugin_feature_get_plugin(GST_PLUGIN_FEATURE(factory));
+    gst_object_unref(factory);
+  }
+  if (plugin != NULL) {
+    filename = g_strdup(gst_plugin_get_filename(plugin));
+    gst_object_unref(plugin);
+  }
+  return filename;
 }
 
 int fx_tool_usage_error(GOptionContext *ctx, const char *format, ...)
@@ -93,8 +186,8 @@ GstElement *fx_tool_make(const char *factory, const char *name, GError **error)
 
   if (element == NULL)
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
-                "no element \"%s\" (is the gst-fx plugin built? set GST_PLUGIN_PATH_1_0 or "
-                "GST_FX_PLUGIN_DIR to <build>/gst)",
+                "no element \"%s\" (is the gst-fx plugin installed or built? set "
+                "GST_PLUGIN_PATH_1_0 or GST_FX_PLUGIN_DIR to its directory)",
                 factory);
   return element;
 }
@@ -234,6 +327,7 @@ gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out)
 
 void fx_tool_init(void)
 {
+  fx_tool_prefer_build_tree();
   gst_init(NULL, NULL);
   fx_tool_find_plugin();
 }
