@@ -85,8 +85,57 @@ static void fx_tool_prefer_build_tree(void)
 #endif
 }
 
+/* The factory presets' directory of this gst-fx: the source tree's presets/ from the build tree;
+ * installed, relative to the program (FX_PRESETS_RELATIVE_DIR), then the configured one. NULL
+ * when none exists. */
+static gchar *fx_tool_presets_dir(void)
+{
+  gchar *dir = NULL;
+
+  if (fx_tool_running_from_build_tree()) {
+#ifdef FX_PRESETS_SOURCE_DIR
+    dir = g_strdup(FX_PRESETS_SOURCE_DIR);
+#endif
+  } else {
+#if defined(FX_PRESETS_RELATIVE_DIR) && defined(FX_PRESETS_INSTALL_DIR)
+    gchar *exe_dir = fx_tool_exe_dir();
+    if (exe_dir != NULL) {
+      dir = g_canonicalize_filename(FX_PRESETS_RELATIVE_DIR, exe_dir);
+      g_free(exe_dir);
+    }
+    if (dir == NULL || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      g_free(dir);
+      dir = g_strdup(FX_PRESETS_INSTALL_DIR);
+    }
+#endif
+  }
+  if (dir != NULL && !g_file_test(dir, G_FILE_TEST_IS_DIR))
+    g_clear_pointer(&dir, g_free);
+  return dir;
+}
+
+/* GStreamer reads factory presets from its own prefix's datadir and GST_PRESET_PATH (when an
+ * element's presets are first used, so after gst_init() is soon enough): the build tree's and an
+ * installation's under another prefix are found only through the variable, so the directory is
+ * appended to it (after the user's own entries). */
+static void fx_tool_add_presets_dir(void)
+{
+  gchar *dir = fx_tool_presets_dir();
+  const char *old = g_getenv("GST_PRESET_PATH");
+  gchar *path;
+
+  if (dir == NULL)
+    return;
+  path = old != NULL && *old != '\0' ? g_strconcat(old, G_SEARCHPATH_SEPARATOR_S, dir, NULL)
+                                     : g_strdup(dir);
+  g_setenv("GST_PRESET_PATH", path, TRUE);
+  g_free(path);
+  g_free(dir);
+}
+
 void fx_tool_find_plugin(void)
 {
+  fx_tool_add_presets_dir();
   GstRegistry *registry = gst_registry_get();
   const char *dir = g_getenv("GST_FX_PLUGIN_DIR");
   GstElementFactory *factory;

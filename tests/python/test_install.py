@@ -165,6 +165,22 @@ def test_installed_gst_fx_uses_the_installed_plugin(installed, tmp_path):
     assert err <= tol, "max error %g > %g" % (err, tol)
 
 
+@pytest.mark.parametrize("where", ["installed", "build tree"])
+def test_gst_fx_finds_its_factory_presets(installed, tmp_path, where):
+    """gst-fx loads the factory presets of its own installation (or of the source tree when run
+    from the build tree) with no GST_PRESET_PATH: GStreamer alone reads only its own prefix's."""
+    exe = installed_path(installed, "/bin/gst-fx") if where == "installed" else os.environ["GST_FX"]
+    if where == "installed":
+        assert os.path.isfile(installed_path(installed, "/gstreamer-1.0/presets/GstFxEq.prs"))
+    env = clean_env(tmp_path)
+    env.pop("GST_PRESET_PATH", None)
+    env["XDG_DATA_HOME"] = str(tmp_path / "xdg")  # no user presets of this machine's
+    r = run([exe, "plan", "--chain", "fxeq @preset=loudness"], env)
+    assert r.returncode == 0 and "fxeq" in r.stdout, r.stdout + r.stderr
+    r = run([exe, "plan", "--chain", "fxeq @preset=no-such-preset"], env)
+    assert r.returncode != 0, r.stdout
+
+
 def test_build_tree_gst_fx_uses_the_build_plugin(installed, tmp_path):
     r = run([os.environ["GST_FX"], "--version"], clean_env(tmp_path))
     assert r.returncode == 0, r.stderr
