@@ -88,17 +88,31 @@ void fxc_update_backend(fx_cascade_t *c)
            c->chunked ? "-chunk" : "");
 }
 
-/* Whether `cur` runs through the chunked kernels: F32 streams in float arithmetic whose one or two
- * channels leave most lanes of 8-float vectors empty in the sequential kernels (AVX2, AVX-512),
- * unless FX_CHUNK (read at configure) says otherwise: "0" never, "1" always (tests, benchmarks).
- * Measured (docs/cascade.md, "Chunked kernels"): with 4 lanes (double arithmetic on AVX2, float on
- * SSE2) the chunked kernels' 7 operations per sample and section cost what the wavefront's empty
- * lanes do; F64 streams also lose accuracy in them (5e-12 against 2e-13 on an order-8 low-pass at
- * 50 Hz, beyond DESIGN's 1e-12). */
+/* Whether the chunked kernels can run this cascade in this arithmetic (dbl) where they pay: F32
+ * streams whose one or two channels leave most lanes empty in the sequential kernels, on an
+ * instruction set with 8 float lanes (float arithmetic) or 4 double lanes (double arithmetic:
+ * AVX2, AVX-512). Measured (docs/cascade.md, "Chunked kernels"): with fewer lanes (SSE2) the
+ * chunked kernels' work per sample costs what the sequential kernels' empty lanes do; F64 streams
+ * lose accuracy in them (5e-12 against 2e-13 on an order-8 low-pass at 50 Hz, beyond the 1e-12 of
+ * docs/design.md). */
+int fxc_chunk_capable(const fx_cascade_t *c, int dbl)
+{
+  const fx_kernel_t *k = c->kernel;
+  const int have = dbl ? k->ck_f32_d != NULL : k->ck_f32_s != NULL;
+  return have && c->format == FX_SAMPLE_F32 && c->channels >= 1 && c->channels <= 2 &&
+         (dbl ? k->lanes_f64 >= 4 : k->lanes_f32 >= 8);
+}
+
+/* Whether `cur` runs through the chunked kernels, unless FX_CHUNK (read at configure) says
+ * otherwise: "0" never, "1" always (tests, benchmarks). Float arithmetic wherever capable; double
+ * arithmetic only under FX_PRECISION_AUTO and where its probe found the chunked double path as
+ * accurate as the sequential one to within the F32 output's rounding (the chunk correction
+ * cancels large terms behind poles close together near z = 1: an order-31 Chebyshev I at 100 Hz
+ * measured 120.8 dB against 137.2), so that FX_PRECISION_DOUBLE keeps the sequential kernels'
+ * accuracy. */
 int fxc_want_chunked(const fx_cascade_t *c, int dbl)
 {
   const fx_kernel_t *k = c->kernel;
-  const int lanes = dbl ? k->lanes_f64 : k->lanes_f32;
   const int have = c->format == FX_SAMPLE_F64 ? k->ck_f64 != NULL
                    : dbl                      ? k->ck_f32_d != NULL
                                               : k->ck_f32_s != NULL;
@@ -107,7 +121,9 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
     return 0;
   if (e && (e[0] == '0' || e[0] == '1') && e[1] == 0)
     return e[0] == '1';
-  return c->format == FX_SAMPLE_F32 && !dbl && c->channels <= 2 && lanes >= 8;
+  if (!fxc_chunk_capable(c, dbl))
+    return 0;
+  return !dbl || (c->precision == FX_PRECISION_AUTO && c->pr_valid && c->pr_ck_double);
 }
 
 void fxc_chunk_policy(fx_cascade_t *c)
@@ -120,6 +136,7 @@ void fxc_chunk_policy(fx_cascade_t *c)
   c->ck_min_frames = c->chunked && c->channels > 0
                          ? 2 * (size_t) lanes * FX_CHUNK_L / (size_t) c->channels
                          : SIZE_MAX;
+  fxc_update_backend(c);
 }
 
 int fxc_chunk_reserve(fx_cascade_t *c, int K, int channels)
@@ -339,8 +356,9 @@ fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format
   c->channels = channels;
   c->format = format;
   c->precision = precision;
-  if (c->pr_valid && fxc_want_chunked(c, 0) != c->pr_chunked)
-    c->pr_valid = 0; /* the probe measured the other float path */
+  if (c->pr_valid &&
+      (fxc_want_chunked(c, 0) != c->pr_chunked || fxc_chunk_capable(c, 1) != c->pr_ckd_measured))
+    c->pr_valid = 0; /* the probe measured other paths */
   /* AUTO: double until a probe of the installed design says single is as accurate as scipy's
    * float32 sosfilt (cascade_precision.c). */
   c->dbl = format == FX_SAMPLE_F64 || precision == FX_PRECISION_DOUBLE ||

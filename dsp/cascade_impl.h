@@ -209,7 +209,8 @@ struct fx_cascade {
    * engine coefficients in double), its errors (SER in dB against double) and the decision. */
   double *pr_coef;
   int pr_K, pr_valid, pr_single, pr_chunked, pr_chunk_only;
-  double pr_ser_single, pr_ser_scipy;
+  int pr_ckd_measured, pr_ck_double; /* the chunked double path: probed; as accurate as double */
+  double pr_ser_single, pr_ser_scipy, pr_ser_ck_double;
   uint64_t probes;
 };
 
@@ -246,18 +247,23 @@ int fxc_junction_ramps(const fx_junction_t *j);
 void fxc_fold_stage(fx_cascade_t *c, int s, double g);
 /* The backend string from the kernel, the arithmetic and the chunked choice. */
 void fxc_update_backend(fx_cascade_t *c);
-/* Whether `cur` would run through the chunked kernels with this arithmetic (dbl). */
+/* Whether the chunked kernels can run this cascade in this arithmetic (dbl), and whether `cur`
+ * runs through them. */
+int fxc_chunk_capable(const fx_cascade_t *c, int dbl);
 int fxc_want_chunked(const fx_cascade_t *c, int dbl);
-/* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic. */
+/* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic, and the
+ * backend string. */
 void fxc_chunk_policy(fx_cascade_t *c);
 
 /* ---- cascade_precision.c: FX_PRECISION_AUTO ---- */
 
 /* The probe (`frames` long): SER (dB, against double) of the sequential and the chunked float
- * paths (NaN where this cascade is not chunked) and of scipy-style float32 sosfilt on design d,
- * whose engine coefficients (double, [K][5]) are coef. 0 when out of memory. */
+ * paths (NaN where this cascade is not chunked), of the chunked double path (NaN where it cannot
+ * run) and of scipy-style float32 sosfilt on design d, whose engine coefficients (double, [K][5])
+ * are coef. 0 when out of memory. */
 int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double *coef, int K,
-                     size_t frames, double *ser_seq, double *ser_chunk, double *ser_scipy);
+                     size_t frames, double *ser_seq, double *ser_chunk, double *ser_ck_double,
+                     double *ser_scipy);
 /* The arithmetic (1: double) for design d: the stream's own unless it is F32 under
  * FX_PRECISION_AUTO; then the last decision while the poles stay near the probed ones, otherwise a
  * new probe. */

@@ -31,6 +31,9 @@
  * checked on). */
 #define FX_PROBE_MARGIN_DB 0.5
 #define FX_PROBE_MARGIN_TAU_DB 20.0
+/* The chunked double path runs under AUTO where its probe SER against the sequential double
+ * arithmetic reaches the bar the project holds double to on F32 streams (dB). */
+#define FX_PROBE_CK_DOUBLE_DB 140.0
 /* Probe again once a pole has moved by this many times its distance from the unit circle. */
 #define FX_PROBE_MOVE 0.5
 
@@ -106,7 +109,8 @@ static double *engine_coefs(const fxc_probe_design_t *d, int *K_out)
 }
 
 int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double *coef, int K,
-                     size_t n, double *ser_seq, double *ser_chunk, double *ser_scipy)
+                     size_t n, double *ser_seq, double *ser_chunk, double *ser_ck_double,
+                     double *ser_scipy)
 {
   int ok = 0;
   float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
@@ -140,6 +144,17 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double 
       fx_chunk_sec_build(&ps[k], coef + 5 * (size_t) k);
     kn->ck_f32_s(cf, ps, rec, (float *) st, NULL, K, K, y, n, 1);
     *ser_chunk = ser_db(ref, y, n);
+  }
+  /* the chunked double path, where it can run */
+  *ser_ck_double = NAN;
+  if (fxc_chunk_capable(c, 1)) {
+    memcpy(y, x, n * sizeof(float));
+    memset(st, 0, Kr * 2 * sizeof(double));
+    memset(rec, 0, Kr * sizeof(*rec));
+    for (int k = 0; k < K; k++)
+      fx_chunk_sec_build(&ps[k], coef + 5 * (size_t) k);
+    kn->ck_f32_d(coef, ps, rec, st, NULL, K, K, y, n, 1);
+    *ser_ck_double = ser_db(ref, y, n);
   }
   /* scipy-style float32 sosfilt: the caller's sections, plain float arithmetic */
   memcpy(sp, x, n * sizeof(float));
@@ -218,7 +233,7 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
                    fxc_pole_distance(c->pr_coef, coef, K) < FX_PROBE_MOVE &&
                    fxc_pole_distance(coef, c->pr_coef, K) < FX_PROBE_MOVE;
   if (!same) {
-    double sq, sc, b;
+    double sq, sc, scd, b;
     /* tau: frames for the slowest pole to decay by e (fxc_warm_need(): by 1e-3); the probe's
      * length: 256 tau, a power of two within [FX_PROBE_MIN_FRAMES, FX_PROBE_FRAMES] */
     const double tau = (double) fxc_warm_need(coef, K) / 6.9;
@@ -226,7 +241,7 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
     while (n < FX_PROBE_FRAMES && (double) n < 256.0 * tau)
       n *= 2;
     double *keep = realloc(c->pr_coef, ((size_t) K + 1) * 5 * sizeof(double));
-    if (keep && fxc_probe_single(c, d, coef, K, n, &sq, &sc, &b)) {
+    if (keep && fxc_probe_single(c, d, coef, K, n, &sq, &sc, &scd, &b)) {
       c->pr_coef = keep;
       memcpy(c->pr_coef, coef, (size_t) K * 5 * sizeof(double));
       c->pr_K = K;
@@ -241,6 +256,11 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
       c->pr_single = c->pr_chunked ? ck_ok : seq_ok;
       c->pr_chunk_only = c->pr_chunked && ck_ok && !seq_ok;
       c->pr_ser_single = !c->pr_chunked ? sq : c->pr_chunk_only || !ck_ok ? sc : fmin(sq, sc);
+      /* the chunked double path where it keeps double's accuracy to within the F32 output's
+       * rounding (the sequential double path measures about 150 dB here, F32's own floor) */
+      c->pr_ckd_measured = fxc_chunk_capable(c, 1);
+      c->pr_ser_ck_double = scd;
+      c->pr_ck_double = isfinite(scd) && scd >= FX_PROBE_CK_DOUBLE_DB;
       c->probes++;
     } else {
       if (keep)

@@ -113,8 +113,12 @@ def test_f32_precision_hard_cases(design):
     assert m, r
     assert r["double-backend"] == "cpu-%s-f64" % m.group(1), r
     assert re.fullmatch("cpu-%s-f32(-chunk)?" % m.group(1), r["single-backend"]), r
-    # AUTO ran what its probe chose
-    assert r["auto-backend"] in (r["double-backend"], r["single-backend"]), r
+    # AUTO ran what its probe chose: single's path, or double's, chunked where the probe found
+    # the chunked double path as accurate as the sequential one (then at double's bar too)
+    assert r["auto-backend"] in (r["double-backend"], r["double-backend"] + "-chunk",
+                                 r["single-backend"]), r
+    if r["auto-backend"] == r["double-backend"] + "-chunk":
+        assert r["auto"] >= 140.0, r
 
 
 @pytest.mark.parametrize("design", sorted(EASY))
@@ -458,6 +462,38 @@ def _hard_case_set(n, seed=16):
         sos = getattr(sig, fam)(*args, btype=mode, fs=FS, output="sos")
         out.append(("%s-%s-%d-%s" % (fam, mode, order, np.round(wn, 1)), sos))
     return out
+
+
+@pytest.mark.parametrize("C", [1, 2])
+def test_auto_double_runs_chunked_only_where_as_accurate(C):
+    """Under precision=auto, a design the probe sends to double runs the chunked double kernels
+    where their probe error reaches double's bar (140 dB against the sequential double): the seed
+    chain then gives precision=double's output to within the F32 output's rounding. An order-31
+    Chebyshev I at 100 Hz, where the chunk correction cancels large terms, keeps the sequential
+    kernels; precision=double never runs chunked."""
+    x = noise(32768, C, seed=31, dtype=np.float32)
+    seed = np.vstack([sig.butter(4, 80, "highpass", fs=FS, output="sos"),
+                      sig.butter(8, 12000, fs=FS, output="sos")])
+    cheb = sig.cheby1(31, 1, 100, fs=FS, output="sos")
+    for name, sos, chunked in (("seed", seed, True), ("cheby1-31-100", cheb, False)):
+        ref = sig.sosfilt(sos, x.astype(np.float64), axis=0)
+        a = fc.Cascade(C, np.float32, "auto", sos=sos)
+        d = fc.Cascade(C, np.float32, "double", sos=sos)
+        ya = a.filter(x, split=random_split(len(x), seed=5))
+        yd = d.filter(x, split=random_split(len(x), seed=5))
+        kernel = re.fullmatch(r"cpu-([a-z0-9]+)-f64", d.backend)
+        assert kernel, (name, d.backend)
+        if kernel.group(1) not in ("avx2", "avx512"):
+            pytest.skip("the chunked double kernels run with 4 double lanes (AVX2, AVX-512)")
+        assert a.backend == d.backend + ("-chunk" if chunked else ""), (name, a.backend)
+        if chunked:
+            # the same output as double's, but for the F32 output's rounding of a value
+            # computed slightly differently: at most one float ulp of each sample
+            ulp = np.spacing(np.abs(yd).astype(np.float32))
+            assert np.all(np.abs(ya - yd) <= ulp), (name, np.max(np.abs(ya - yd) / ulp))
+            assert ser_db(ya, ref) >= 140.0, name
+        else:
+            assert np.array_equal(ya, yd), name
 
 
 def test_auto_at_least_scipy_f32_on_hard_cases():
