@@ -204,6 +204,39 @@ def main():
                 md.append("| %s | %s | %d | %s |" % (kn, fl, K, " | ".join(cells)))
     md.append("")
 
+    # the same on a real design: a Butterworth low-pass as scipy lays it out (the gain in the
+    # first section, numerators 1, 2, 1 in the others), where the chunked kernels' zero-state
+    # pass uses additions for the exact products by 1 and 2 (kernel_chunk.h, ck_shape)
+    bw = {}
+    for chunk in (True, False):
+        cmd = [exe, "--K", a.K, "--C", "1,2", "--reps", str(a.reps), "--ms", str(a.ms),
+               "--frames", str(ck_frames), "--flavours", "f32_s", "--design", "butter"]
+        cmd += ["--chunk"] if chunk else []
+        print("running", " ".join(cmd), file=sys.stderr)
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        for r in csv.DictReader(io.StringIO("\n".join(
+                l for l in out.splitlines() if not l.startswith("#")))):
+            bw[(r["kernel"], int(r["K"]), int(r["C"]))] = float(r["ns_per_channel_sample_median"])
+    md.append("## Chunked kernels on a Butterworth low-pass (order 2K at 1 kHz, scipy's layout; "
+              "%d frames per call)\n" % ck_frames)
+    md.append("Float arithmetic (f32_s); ns per channel-sample (median), in brackets % of the "
+              "float FMA bound as above. The all-pass sections of the table above have general "
+              "numerators; scipy's designs leave 1, ±2, 1 or 1, b1, 1 after the first section, "
+              "where the chunked kernels add instead of multiplying by 1 and 2 (the same "
+              "numbers).\n")
+    md.append("| kernel | K | C=1 chunked | C=1 seq | C=2 chunked | C=2 seq |")
+    md.append("|---|---|---|---|---|---|")
+    for kn in [k for k in kernels if k != "scalar"]:
+        for K in Ks:
+            cells = []
+            for C in (1, 2):
+                for key in (kn + "-chunk", kn):
+                    v, b = bw.get((key, K, C)), bound(widest, "f32_s", K)
+                    cells.append("%.3f (%.0f%%)" % (v, 100 * b / v) if v and b else
+                                 ("%.3f" % v if v else ""))
+            md.append("| %s | %d | %s |" % (kn, K, " | ".join(cells)))
+    md.append("")
+
     best = kernels[0]
     for stat_name, table in (("medians", ns), ("minima (less disturbed by other load)", ns_min)):
         md.extend(targets(best, kernels, table, scipy_ns, bound, Ks, Cs, stat_name))

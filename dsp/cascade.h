@@ -160,9 +160,13 @@ const char *fx_cascade_backend(const fx_cascade_t *c);
 /* FX_PRECISION_AUTO on an F32 stream: the probe behind the arithmetic of the installed design,
  * as signal-to-error ratios in dB against the engine's double arithmetic: the float path this
  * cascade runs (ser_single) and scipy-style float32 sosfilt (ser_scipy). Single precision runs
- * when ser_single beats ser_scipy by a margin (2 dB and more behind slow poles). 0 (nothing
+ * when ser_single beats ser_scipy by a margin (0.5 dB, more behind slow poles). 0 (nothing
  * written) where no probe applies. */
 int fx_cascade_precision_probe(const fx_cascade_t *c, double *ser_single, double *ser_scipy);
+/* The same probe's SER of the chunked double path (one or two channels, 4 double lanes), which
+ * double arithmetic under AUTO takes at 140 dB or more. 0 (nothing written) where it was not
+ * measured. */
+int fx_cascade_precision_probe_chunked_double(const fx_cascade_t *c, double *ser);
 /* 1 when the configured arithmetic is double. */
 int fx_cascade_uses_double(const fx_cascade_t *c);
 

@@ -284,3 +284,12 @@ int fx_cascade_precision_probe(const fx_cascade_t *c, double *ser_single, double
     *ser_scipy = c->pr_ser_scipy;
   return 1;
 }
+
+int fx_cascade_precision_probe_chunked_double(const fx_cascade_t *c, double *ser)
+{
+  if (!fx_cascade_precision_probe(c, NULL, NULL) || !c->pr_ckd_measured)
+    return 0;
+  if (ser)
+    *ser = c->pr_ser_ck_double;
+  return 1;
+}

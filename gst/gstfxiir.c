@@ -291,16 +291,21 @@ gint gst_fx_iir_get_rate(GstFxIir *self)
 gchar *gst_fx_iir_describe_precision(GstFxIir *self)
 {
   GstFxIirPrivate *priv;
-  double single, scipy;
-  int have;
+  double single, scipy, ckd;
+  int have, have_ckd;
 
   g_return_val_if_fail(GST_IS_FX_IIR(self), NULL);
   priv = PRIV(self);
   g_mutex_lock(&priv->engine_lock);
   have = priv->configured && fx_cascade_precision_probe(priv->cascade, &single, &scipy);
+  have_ckd = have && fx_cascade_precision_probe_chunked_double(priv->cascade, &ckd);
   g_mutex_unlock(&priv->engine_lock);
   if (!have)
     return NULL;
+  if (have_ckd)
+    return g_strdup_printf("auto: float %.1f dB, scipy-f32 %.1f dB, chunked double %.1f dB SER "
+                           "vs double",
+                           single, scipy, ckd);
   return g_strdup_printf("auto: float %.1f dB, scipy-f32 %.1f dB SER vs double", single, scipy);
 }
 
