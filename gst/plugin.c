@@ -24,6 +24,7 @@
 #include "gstfxgate.h"
 #include "gstfxlimiter.h"
 #include "gstfxnormalize.h"
+#include "gstfxloudness.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
@@ -43,6 +44,7 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxgate, plugin);
   ret |= GST_ELEMENT_REGISTER(fxlimiter, plugin);
   ret |= GST_ELEMENT_REGISTER(fxnormalize, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxloudness, plugin);
   /* The profiling tracer (GST_TRACERS=fxprof). */
   ret |= gst_fx_prof_register(plugin);
   ret |= GST_ELEMENT_REGISTER(fxdelay, plugin);
@@ -59,7 +61,8 @@ GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fx,
                   "gst-fx audio effects: IIR designs (Butterworth, Chebyshev I/II, elliptic) run "
                   "as second-order-section cascades; biquad, SOS, parametric EQ and "
                   "Linkwitz-Riley crossover; FIR (windowed-sinc designs and custom kernels); "
-                  "gain; normalise; dynamics (compressor, limiter, gate); delay; reverb; the "
+                  "gain; normalise; EBU R128 loudness meter; dynamics (compressor, limiter, gate); "
+                  "delay; reverb; the "
                   "fusing bin fxchain; and the fxprof profiling tracer",
                   plugin_init, FX_VERSION, "GPL", FX_PACKAGE, FX_ORIGIN)
 #pragma GCC diagnostic pop

@@ -18,6 +18,7 @@ FX_PACKAGES=(
   valgrind linux-perf
   libfftw3-dev
   libsndfile1-dev
+  libebur128-dev
   clang libclang-rt-14-dev
   groff-base
 )

@@ -1,0 +1,163 @@
+"""Loudness (ITU-R BS.1770-4 / EBU R128, measured by libebur128) through pipelines: fxloudness's
+bus messages and properties against EBU Tech 3341 (loudness, true peak) and Tech 3342 (loudness
+range) test signals generated here with numpy, and fxnormalize mode=lufs / fxloudnorm output
+measured again against the targets.
+
+The signals follow the specifications: a "-23 dBFS" 1 kHz sine has the peak amplitude
+10^(-23/20) in each channel of a stereo pair (Tech 3341 section 2.9), which reads -23.0 LUFS."""
+
+import numpy as np
+import pytest
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+from conftest import assert_clean, record, require_fx, run_pipeline  # noqa: E402
+
+RATE = 48000
+
+
+@pytest.fixture(autouse=True)
+def _need_loudness():
+    require_fx("fxloudness")
+
+
+def sine(dbfs, seconds, freq=1000.0, rate=RATE, phase_deg=0.0, channels=2):
+    n = int(round(seconds * rate))
+    t = np.arange(n) / rate
+    x = 10 ** (dbfs / 20) * np.sin(2 * np.pi * freq * t + np.deg2rad(phase_deg))
+    return np.repeat(x[:, None], channels, axis=1)
+
+
+def steps(*parts, **kw):
+    """A sine whose level changes: parts are (dBFS, seconds)."""
+    return np.concatenate([sine(d, s, **kw) for d, s in parts])
+
+
+def measure(x, rate=RATE, interval=None, dtype=np.float32, desc=""):
+    """Runs x through `[desc !] fxloudness name=m` and returns (messages, properties, result)."""
+    msgs = []
+
+    def configure(pipeline):
+        bus = pipeline.get_bus()
+        bus.enable_sync_message_emission()
+
+        def on_sync(bus, msg):
+            s = msg.get_structure()
+            if s is not None and s.get_name() == "loudness":
+                d = {k: s.get_value(k) for k in (
+                    "timestamp", "duration", "running-time", "momentary", "short-term",
+                    "integrated", "loudness-range", "max-true-peak", "max-sample-peak")}
+                d["true-peak"] = list(s.get_value("true-peak"))
+                d["sample-peak"] = list(s.get_value("sample-peak"))
+                msgs.append(d)
+
+        bus.connect("sync-message::element", on_sync)
+
+    props = ("momentary", "short-term", "integrated", "loudness-range", "true-peak",
+             "sample-peak")
+    el = "fxloudness name=m" + ("" if interval is None else " interval=%d" % interval)
+    res = run_pipeline((desc + " ! " if desc else "") + el, x.astype(dtype), rate,
+                       split=[len(x) // 2, len(x) - len(x) // 2] if len(x) > 1 else None,
+                       read_props=[("m", p) for p in props], configure=configure)
+    assert_clean(res)
+    return msgs, {p: res.props[("m", p)] for p in props}, res
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("level", [-23.0, -33.0])
+def test_3341_cases_1_2_steady_sine(level, dtype):
+    """Tech 3341 cases 1 and 2: M, S and I of a 1 kHz stereo sine at -23 / -33 dBFS read
+    -23.0 / -33.0 LUFS +- 0.1 (shortened to 5 s: every window is full)."""
+    x = sine(level, 5.0)
+    msgs, props, res = measure(x, dtype=dtype)
+    assert np.array_equal(res.y, x.astype(dtype)), "fxloudness must pass audio through untouched"
+    for key in ("momentary", "short-term", "integrated"):
+        assert abs(props[key] - level) <= 0.1, (key, props[key])
+        assert abs(msgs[-1][key] - level) <= 0.1, (key, msgs[-1][key])
+        record("loudness", "abs_" + key, abs(props[key] - level), "sine %g" % level)
+    # the sample peak of a sine sampled at 48 kHz reaches its amplitude within 0.01 dB
+    assert abs(props["sample-peak"] - level) < 0.01
+    assert all(abs(p - level) < 0.01 for p in msgs[-1]["sample-peak"])
+    assert len(msgs[-1]["true-peak"]) == 2
+
+
+def test_messages_every_interval():
+    """A message per 100 ms of audio by default (a partial last one at EOS), timestamps contiguous;
+    momentary reads the level once 400 ms are in, short-term once 3 s are."""
+    x = sine(-23.0, 3.25)
+    msgs, _, _ = measure(x)
+    assert len(msgs) == 33
+    for i, m in enumerate(msgs[:-1]):
+        assert m["timestamp"] == i * Gst.SECOND // 10
+        assert m["duration"] == Gst.SECOND // 10
+    assert msgs[-1]["duration"] == Gst.SECOND // 20
+    assert msgs[2]["momentary"] < -23.5  # the 400 ms window is not full yet
+    assert abs(msgs[3]["momentary"] + 23.0) < 0.1
+    assert msgs[28]["short-term"] < -23.1
+    assert abs(msgs[29]["short-term"] + 23.0) < 0.1
+    msgs, _, _ = measure(x, interval=Gst.SECOND)
+    assert [m["duration"] for m in msgs] == [Gst.SECOND] * 3 + [Gst.SECOND // 4]
+
+
+def test_3341_gating():
+    """Tech 3341 case 3 (shortened: 2 s, 12 s, 2 s instead of 10 s, 60 s, 10 s) and case 5 (as
+    specified): the relative gate leaves the quiet parts of -36/-23/-36 dBFS out, and keeps the
+    three parts of -26/-20/-26 dBFS (20 s, 20.1 s, 20 s): both read I = -23.0 +- 0.1 LUFS."""
+    _, props, _ = measure(steps((-36, 2.0), (-23, 12.0), (-36, 2.0)))
+    assert abs(props["integrated"] + 23.0) <= 0.1, props
+    _, props, _ = measure(steps((-26, 20.0), (-20, 20.1), (-26, 20.0)))
+    assert abs(props["integrated"] + 23.0) <= 0.1, props
+
+
+@pytest.mark.parametrize("freq_div, phase, amp_db", [
+    (4, 45.0, -6.0),   # Tech 3341 case 16: fs/4 at 45 degrees, samples 3 dB under the peak
+    (6, 60.0, -6.0),   # case 17: fs/6 at 60 degrees
+    (8, 67.5, -6.0),   # case 18: fs/8 at 67.5 degrees
+    (4, 45.0, 0.0),    # case 19: fs/4 at 45 degrees reaching 0 dBTP (+3 dB over the samples)
+])
+def test_3341_true_peak(freq_div, phase, amp_db):
+    """Inter-sample peaks: the true peak is the sine's amplitude within the +0.2/-0.4 dB that
+    Tech 3341 allows at 48 kHz, while the sample peak is lower."""
+    x = sine(amp_db, 1.0, freq=RATE / freq_div, phase_deg=phase)
+    # a 20 ms raised-cosine fade in and out: the onset of a sine cut at a non-zero sample is a
+    # step whose own overshoot (a real true peak) would hide the steady inter-sample peak
+    n = int(0.02 * RATE)
+    ramp = 0.5 - 0.5 * np.cos(np.pi * np.arange(n) / n)
+    x[:n] *= ramp[:, None]
+    x[-n:] *= ramp[::-1, None]
+    _, props, res = measure(x, dtype=np.float64)
+    sample_db = 20 * np.log10(np.abs(x).max())
+    assert sample_db < amp_db - 0.5
+    assert amp_db - 0.4 <= props["true-peak"] <= amp_db + 0.2, props
+    assert abs(props["sample-peak"] - sample_db) < 1e-6
+    record("loudness", "abs_true_peak", abs(props["true-peak"] - amp_db), str(freq_div))
+
+
+def test_3342_loudness_range():
+    """Tech 3342 cases 1-3: steps of 20 s at two levels read LRA 10, 5 and 20 LU +- 1 (each run
+    40 s of 48 kHz stereo; the three cases are measured in one stream each, F32)."""
+    for a, b, lra in ((-20, -30, 10.0), (-20, -15, 5.0), (-40, -20, 20.0)):
+        _, props, _ = measure(steps((a, 20.0), (b, 20.0)))
+        assert abs(props["loudness-range"] - lra) <= 1.0, (a, b, props)
+        record("loudness", "abs_lra", abs(props["loudness-range"] - lra), "%d/%d" % (a, b))
+
+
+def test_lfe_left_out_and_surround_weighted():
+    """5.1 by channel positions: the LFE channel does not count, the surround channels weigh
+    +1.5 dB (BS.1770): only the LFE carrying a loud sine leaves the loudness -inf."""
+    x = np.zeros((RATE, 6))
+    x[:, 3] = 0.5 * np.sin(2 * np.pi * 50 * np.arange(RATE) / RATE)
+    caps = ("audio/x-raw,format=F32LE,layout=interleaved,rate=48000,channels=6,"
+            "channel-mask=(bitmask)0x3f")
+    _, props, _ = measure(x, desc="capssetter join=false replace=true caps=\"%s\"" % caps)
+    assert props["integrated"] == float("-inf"), props
+
+
+def test_s16_input():
+    """S16 passes through and reads the same loudness."""
+    x = sine(-23.0, 2.0)
+    _, props, _ = measure(x, desc="audioconvert ! audio/x-raw,format=S16LE")
+    assert abs(props["integrated"] + 23.0) <= 0.1, props
