@@ -20,6 +20,9 @@ typedef enum {
   FX_NORM_PEAK = 0,
   FX_NORM_RMS = 1,
   FX_NORM_PERCENTILE = 2,
+  /* integrated loudness (BS.1770 / EBU R128) with a true-peak ceiling: measured by libebur128
+   * through loudness.h, the gain from fx_loud_norm_gain() */
+  FX_NORM_LUFS = 3,
 } fx_norm_mode_t;
 
 typedef struct fx_norm fx_norm_t;

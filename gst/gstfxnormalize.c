@@ -4,7 +4,7 @@
 /**
  * SECTION:element-fxnormalize
  * @title: fxnormalize
- * @short_description: whole-stream peak, RMS or percentile normalisation
+ * @short_description: whole-stream peak, RMS, percentile or loudness (LUFS) normalisation
  *
  * Non-causal: holds the whole stream until EOS, then pushes every buffer (timestamps, durations
  * and offsets unchanged) multiplied by the gain that brings the stream's level to `target` dBFS.
@@ -12,6 +12,16 @@
  * |x| (`percentile`, linear interpolation between ranks as numpy.percentile), over all channels
  * together (one gain) or, with `per-channel`, per channel (one gain each). Silence keeps gain 1.
  * Nothing is clipped: rms and percentile targets can put peaks above 0 dBFS.
+ *
+ * `mode=lufs` normalises the integrated loudness (ITU-R BS.1770-4, EBU R128; measured by
+ * libebur128 over the held stream at EOS, all channels together, LFE left out) to `target-lufs`
+ * (default -23 LUFS, the EBU R128 programme level; -16 is a usual podcast/streaming target and
+ * -14 a music streaming one). One gain for all channels (`per-channel` does not apply). When that
+ * gain would take the true peak (4x oversampled) above `true-peak-limit` dBTP (default -1, the
+ * EBU R128 maximum), the gain is lowered until the true peak sits at the limit and the loudness
+ * stays under the target, as the linear mode of ffmpeg's loudnorm does; nothing is compressed or
+ * limited (for that, fxloudnorm). A stream that is silent or shorter than one 400 ms block keeps
+ * gain 1. The message then also has `loudness` (LUFS, before) and `true-peak` (dBTP, before).
  *
  * The held stream is bounded by `max-duration` (ns of audio, 0 = unbounded) and by 2048 MiB of
  * audio whatever `max-duration` says: past either the element posts an error instead of growing
@@ -35,11 +45,15 @@
 #include "config.h"
 #endif
 
+#include <math.h>
+
 #include "gstfxnormalize.h"
 #include "gstfxcommon.h"
+#include "gstfxloudness.h"
 #include "gstfxpreset.h"
 
 #include "finite.h"
+#include "loudness.h"
 #include "normalize.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
@@ -49,6 +63,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_normalize_debug);
 #define DEFAULT_TARGET (-1.0)
 #define DEFAULT_PERCENTILE 99.9
 #define DEFAULT_PER_CHANNEL FALSE
+#define DEFAULT_TARGET_LUFS (-23.0)
+#define DEFAULT_TRUE_PEAK_LIMIT (-1.0)
 #define DEFAULT_MAX_DURATION (3600 * GST_SECOND)
 /* A day of audio: far beyond what the held-memory limit admits at any usual rate (0 still means
  * unbounded). */
@@ -64,6 +80,8 @@ enum {
   PROP_PER_CHANNEL,
   PROP_MAX_DURATION,
   PROP_GAINS,
+  PROP_TARGET_LUFS,
+  PROP_TRUE_PEAK_LIMIT,
 };
 
 struct _GstFxNormalize {
@@ -74,6 +92,8 @@ struct _GstFxNormalize {
   double target;
   double percentile;
   gboolean per_channel;
+  double target_lufs;
+  double true_peak_limit;
   guint64 max_duration;
   GArray *gains; /* doubles: the last computed gains, one per channel */
 
@@ -96,6 +116,8 @@ static const GstFxPropField norm_fields[] = {
     {PROP_TARGET, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, target)},
     {PROP_PERCENTILE, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, percentile)},
     {PROP_PER_CHANNEL, G_TYPE_BOOLEAN, G_STRUCT_OFFSET(GstFxNormalize, per_channel)},
+    {PROP_TARGET_LUFS, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, target_lufs)},
+    {PROP_TRUE_PEAK_LIMIT, G_TYPE_DOUBLE, G_STRUCT_OFFSET(GstFxNormalize, true_peak_limit)},
 };
 
 #define GST_TYPE_FX_NORMALIZE_MODE (gst_fx_normalize_mode_get_type())
@@ -106,6 +128,7 @@ static GType gst_fx_normalize_mode_get_type(void)
       {FX_NORM_PEAK, "Peak: the largest |x|", "peak"},
       {FX_NORM_RMS, "RMS: the root mean square", "rms"},
       {FX_NORM_PERCENTILE, "Percentile: the percentile-th percentile of |x|", "percentile"},
+      {FX_NORM_LUFS, "Loudness: integrated LUFS (EBU R128) with a true-peak ceiling", "lufs"},
       {0, NULL, NULL},
   };
   return gst_fx_enum_register_once(&type, "GstFxNormalizeMode", values);
@@ -229,6 +252,38 @@ static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channe
   return TRUE;
 }
 
+/* The integrated loudness (LUFS) and the true peak (linear) of the held stream, measured by
+ * libebur128 in one read of the held buffers. FALSE when the meter cannot be made. */
+static gboolean loudness_of(GstFxNormalize *self, double *lufs, double *true_peak)
+{
+  const GstAudioInfo *info = &self->held_info;
+  int ch = GST_AUDIO_INFO_CHANNELS(info);
+  gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  gsize bpf = GST_AUDIO_INFO_BPF(info);
+  fx_loud_t *meter = fx_loud_new(ch, (unsigned long) GST_AUDIO_INFO_RATE(info));
+
+  if (meter == NULL)
+    return FALSE;
+  if (!GST_AUDIO_INFO_IS_UNPOSITIONED(info) && ch > 2)
+    for (int c = 0; c < ch; c++)
+      fx_loud_set_channel(meter, c, gst_fx_loudness_channel_type(info->position[c]));
+  for (GList *l = self->held.head; l; l = l->next) {
+    GstBuffer *buf = l->data;
+    GstMapInfo map;
+    if (!gst_buffer_map(buf, &map, GST_MAP_READ))
+      continue;
+    if (f64)
+      fx_loud_add_f64(meter, (const double *) map.data, map.size / bpf);
+    else
+      fx_loud_add_f32(meter, (const float *) map.data, map.size / bpf);
+    gst_buffer_unmap(buf, &map);
+  }
+  *lufs = fx_loud_integrated(meter);
+  *true_peak = fx_loud_true_peak(meter, -1);
+  fx_loud_free(meter);
+  return TRUE;
+}
+
 /* Computes the gains, applies them to every held buffer and pushes them downstream. */
 static GstFlowReturn release_held(GstFxNormalize *self)
 {
@@ -238,7 +293,7 @@ static GstFlowReturn release_held(GstFxNormalize *self)
   gboolean f64;
   gsize bpf;
   gint mode;
-  double target, pct;
+  double target, pct, target_lufs, tp_limit, lufs = -HUGE_VAL, true_peak = 0.0;
   gboolean per_channel;
   GArray *gains, *levels;
   GstFlowReturn ret = GST_FLOW_OK;
@@ -257,13 +312,25 @@ static GstFlowReturn release_held(GstFxNormalize *self)
   target = self->target;
   pct = self->percentile;
   per_channel = self->per_channel;
+  target_lufs = self->target_lufs;
+  tp_limit = self->true_peak_limit;
   GST_OBJECT_UNLOCK(self);
+  if (mode == FX_NORM_LUFS) {
+    per_channel = FALSE; /* loudness is a measure of all channels together */
+    if (!loudness_of(self, &lufs, &true_peak)) {
+      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot create the meter"));
+      drop_held(self);
+      return GST_FLOW_ERROR;
+    }
+  }
 
   gains = g_array_sized_new(FALSE, TRUE, sizeof(double), ch);
   levels = g_array_sized_new(FALSE, TRUE, sizeof(double), ch);
   for (int c = 0; c < ch; c++) {
     double level = 0.0, g;
-    if (per_channel || c == 0) {
+    if (mode == FX_NORM_LUFS) {
+      level = isfinite(lufs) ? pow(10.0, lufs / 20.0) : 0.0;
+    } else if (per_channel || c == 0) {
       if (!level_of(self, mode, pct, per_channel ? c : -1, &level)) {
         GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
                           ("out of memory computing the percentile of %" G_GUINT64_FORMAT " frames",
@@ -276,7 +343,8 @@ static GstFlowReturn release_held(GstFxNormalize *self)
     } else {
       level = g_array_index(levels, double, 0);
     }
-    g = fx_norm_gain(level, target);
+    g = mode == FX_NORM_LUFS ? fx_loud_norm_gain(lufs, true_peak, target_lufs, tp_limit)
+                             : fx_norm_gain(level, target);
     g_array_append_val(levels, level);
     g_array_append_val(gains, g);
   }
@@ -304,6 +372,9 @@ static GstFlowReturn release_held(GstFxNormalize *self)
                         G_TYPE_UINT64, self->held_frames, NULL);
   gst_structure_take_value(s, "levels", &la);
   gst_structure_take_value(s, "gains", &ga);
+  if (mode == FX_NORM_LUFS)
+    gst_structure_set(s, "loudness", G_TYPE_DOUBLE, lufs, "true-peak", G_TYPE_DOUBLE,
+                      fx_loud_db(true_peak), NULL);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 
   while ((buf = g_queue_pop_head(&self->held)) != NULL) {
@@ -507,8 +578,8 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
   g_object_class_install_property(
       gobject_class, PROP_MODE,
       g_param_spec_enum("mode", "Mode",
-                        "Level measured over the whole stream: peak, rms or "
-                        "percentile",
+                        "Level measured over the whole stream: peak, rms, "
+                        "percentile or lufs (integrated loudness, to target-lufs)",
                         GST_TYPE_FX_NORMALIZE_MODE, DEFAULT_MODE, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_TARGET,
@@ -524,6 +595,18 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
       g_param_spec_boolean("per-channel", "Per channel",
                            "One gain per channel (TRUE) or one gain for all channels (FALSE)",
                            DEFAULT_PER_CHANNEL, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_TARGET_LUFS,
+      g_param_spec_double("target-lufs", "Target loudness",
+                          "For mode=lufs: the target integrated loudness in LUFS (-70..0; EBU "
+                          "R128: -23)",
+                          -70.0, 0.0, DEFAULT_TARGET_LUFS, GST_FX_DSP_PARAM_FLAGS));
+  g_object_class_install_property(
+      gobject_class, PROP_TRUE_PEAK_LIMIT,
+      g_param_spec_double("true-peak-limit", "True-peak limit",
+                          "For mode=lufs: the highest true peak in dBTP (-30..0) the gain may "
+                          "reach; a lower gain is taken when the target would exceed it",
+                          -30.0, 0.0, DEFAULT_TRUE_PEAK_LIMIT, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_MAX_DURATION,
       g_param_spec_uint64("max-duration", "Maximum duration",
@@ -541,8 +624,8 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
 
   gst_element_class_set_static_metadata(
       element_class, "Normalize", "Filter/Effect/Audio",
-      "Whole-stream normalisation to a target peak, RMS or percentile level in dBFS (holds the "
-      "stream until EOS)",
+      "Whole-stream normalisation to a target peak, RMS or percentile level in dBFS or to a "
+      "target loudness in LUFS with a true-peak ceiling (holds the stream until EOS)",
       "gst-fx developers");
 
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
@@ -561,6 +644,8 @@ static void gst_fx_normalize_init(GstFxNormalize *self)
   self->target = DEFAULT_TARGET;
   self->percentile = DEFAULT_PERCENTILE;
   self->per_channel = DEFAULT_PER_CHANNEL;
+  self->target_lufs = DEFAULT_TARGET_LUFS;
+  self->true_peak_limit = DEFAULT_TRUE_PEAK_LIMIT;
   self->max_duration = DEFAULT_MAX_DURATION;
   self->gains = g_array_new(FALSE, TRUE, sizeof(double));
   g_queue_init(&self->held);

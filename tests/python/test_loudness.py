@@ -161,3 +161,118 @@ def test_s16_input():
     x = sine(-23.0, 2.0)
     _, props, _ = measure(x, desc="audioconvert ! audio/x-raw,format=S16LE")
     assert abs(props["integrated"] + 23.0) <= 0.1, props
+
+
+# ------------------------------------------------------------------------------------------------
+# an independent reference: BS.1770-4 integrated loudness in numpy (K-weighting at 48 kHz with the
+# coefficients the Recommendation gives, 400 ms blocks every 100 ms, -70 LUFS absolute and -10 LU
+# relative gates) and the true peak by 4x polyphase oversampling (scipy)
+
+K_STAGES = (
+    ([1.53512485958697, -2.69169618940638, 1.19839281085285],
+     [1.0, -1.69065929318241, 0.73248077421585]),
+    ([1.0, -2.0, 1.0], [1.0, -1.99004745483398, 0.99007225036621]),
+)
+
+
+def bs1770_integrated(x, weights=None):
+    from scipy.signal import lfilter
+    y = np.asarray(x, dtype=np.float64)
+    for b, a in K_STAGES:
+        y = lfilter(b, a, y, axis=0)
+    w = np.ones(y.shape[1]) if weights is None else np.asarray(weights)
+    block, hop = int(0.4 * RATE), int(0.1 * RATE)
+    z = np.array([np.mean(y[i:i + block] ** 2, axis=0)
+                  for i in range(0, len(y) - block + 1, hop)])
+    lk = -0.691 + 10 * np.log10(np.maximum(z @ w, 1e-300))
+    z = z[lk > -70]
+    lk = lk[lk > -70]
+    rel = -0.691 + 10 * np.log10(np.mean(z @ w)) - 10
+    return -0.691 + 10 * np.log10(np.mean(z[lk > rel] @ w))
+
+
+def true_peak_db(x):
+    from scipy.signal import resample_poly
+    return 20 * np.log10(np.abs(resample_poly(np.asarray(x, np.float64), 4, 1, axis=0)).max())
+
+
+def test_reference_reads_3341():
+    """The numpy reference itself reads the 3341 sine at -23.0 LUFS."""
+    assert abs(bs1770_integrated(sine(-23.0, 3.0)) + 23.0) < 0.05
+
+
+def programme(seed=1, seconds=6.0):
+    """Speech-like test programme: band-limited noise bursts with pauses, two channels."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE)
+    from scipy.signal import butter, sosfilt
+    noise = sosfilt(butter(4, [200, 4000], "bandpass", fs=RATE, output="sos"),
+                    rng.standard_normal((n, 2)), axis=0)
+    env = np.repeat(rng.uniform(0.05, 1.0, int(seconds * 4)), n // int(seconds * 4))
+    env[rng.random(env.size) < 0.15] = 0.0  # pauses (left out by the gates)
+    return 0.05 * noise * np.resize(env, n)[:, None]
+
+
+def normalize(x, props, dtype=np.float32):
+    res = run_pipeline("fxnormalize name=n mode=lufs " + props, x.astype(dtype), RATE,
+                       split="random", read_props=[("n", "gains")])
+    assert_clean(res, frames=len(x))
+    return res.y.astype(np.float64), list(res.props[("n", "gains")])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("target", [-23.0, -16.0])
+def test_normalize_lufs_reaches_target(target, dtype):
+    """mode=lufs: the output's integrated loudness (numpy BS.1770 reference) is the target
+    +- 0.1 LU, with one gain for both channels; the programme's true peak stays under the
+    default -1 dBTP ceiling."""
+    require_fx("fxnormalize")
+    x = programme()
+    y, gains = normalize(x, "target-lufs=%g" % target, dtype)
+    out = bs1770_integrated(y)
+    assert abs(out - target) <= 0.1, (out, target)
+    assert gains[0] == gains[1]
+    assert true_peak_db(y) <= -1.0 + 0.05
+    record("loudness", "abs_norm_lufs", abs(out - target), "target %g" % target)
+
+
+def test_normalize_lufs_true_peak_ceiling():
+    """A peaky programme (clicks over quiet noise) cannot reach -16 LUFS under -1 dBTP: the gain
+    gives way so that the true peak sits at the ceiling (within the oversampling estimates'
+    difference), and the loudness stays under the target by the same amount."""
+    require_fx("fxnormalize")
+    x = programme(seed=2) * 0.5
+    x[RATE // 2::RATE, :] = 0.5  # a click every second
+    tp_in, lufs_in = true_peak_db(x), bs1770_integrated(x)
+    y, gains = normalize(x, "target-lufs=-16 true-peak-limit=-1", np.float64)
+    tp_out, lufs_out = true_peak_db(y), bs1770_integrated(y)
+    assert lufs_in + (-1.0 - tp_in) < -16.0, "the case must hit the ceiling"
+    assert tp_out <= -1.0 + 0.1, tp_out
+    assert abs(tp_out - (-1.0)) <= 0.2, tp_out
+    assert lufs_out < -16.0 - 1.0
+    assert abs((lufs_out - lufs_in) - 20 * np.log10(gains[0])) < 0.01
+
+
+def test_normalize_lufs_silence_and_message():
+    """Silence keeps gain 1 (never an unbounded gain); the message carries loudness and
+    true-peak."""
+    require_fx("fxnormalize")
+    msgs = []
+
+    def configure(pipeline):
+        bus = pipeline.get_bus()
+        bus.enable_sync_message_emission()
+        bus.connect("sync-message::element", lambda b, m: msgs.append(m.get_structure().copy())
+                    if m.get_structure().get_name() == "fxnormalize" else None)
+
+    y = run_pipeline("fxnormalize mode=lufs", np.zeros((RATE, 2), np.float32), RATE,
+                     configure=configure)
+    assert_clean(y)
+    assert not y.y.any()
+    assert msgs and msgs[0].get_value("loudness") == float("-inf")
+    assert list(msgs[0].get_value("gains")) == [1.0, 1.0]
+    x = sine(-30.0, 2.0)
+    res = run_pipeline("fxnormalize mode=lufs", x.astype(np.float32), RATE, configure=configure)
+    assert_clean(res)
+    assert abs(msgs[-1].get_value("loudness") + 30.0) < 0.1
+    assert abs(msgs[-1].get_value("true-peak") + 30.0) < 0.2
