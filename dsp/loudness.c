@@ -12,8 +12,11 @@
 
 #define FX_LOUD_MAX_MAPPED 64
 
+#define FX_LOUD_MODE_LIVE (EBUR128_MODE_S | EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM)
+
 struct fx_loud {
   ebur128_state *st;
+  int mode;
   int channels;
   unsigned long rate;
   /* the channel types set, kept so that a reset keeps them (-1: libebur128's default) */
@@ -40,7 +43,7 @@ int fx_loud_set_channel(fx_loud_t *s, int channel, fx_loud_channel_t type)
   return apply_map(s);
 }
 
-fx_loud_t *fx_loud_new(int channels, unsigned long rate)
+static fx_loud_t *loud_new(int channels, unsigned long rate, int mode)
 {
   fx_loud_t *s;
 
@@ -50,13 +53,24 @@ fx_loud_t *fx_loud_new(int channels, unsigned long rate)
     return NULL;
   s->channels = channels;
   s->rate = rate;
+  s->mode = mode;
   for (int c = 0; c < FX_LOUD_MAX_MAPPED; c++)
     s->map[c] = -1;
-  if ((s->st = ebur128_init((unsigned) channels, rate, FX_LOUD_MODE)) == NULL) {
+  if ((s->st = ebur128_init((unsigned) channels, rate, mode)) == NULL) {
     free(s);
     return NULL;
   }
   return s;
+}
+
+fx_loud_t *fx_loud_new(int channels, unsigned long rate)
+{
+  return loud_new(channels, rate, FX_LOUD_MODE);
+}
+
+fx_loud_t *fx_loud_new_live(int channels, unsigned long rate)
+{
+  return loud_new(channels, rate, FX_LOUD_MODE_LIVE);
 }
 
 void fx_loud_free(fx_loud_t *s)
@@ -69,7 +83,7 @@ void fx_loud_free(fx_loud_t *s)
 
 int fx_loud_reset(fx_loud_t *s)
 {
-  ebur128_state *st = ebur128_init((unsigned) s->channels, s->rate, FX_LOUD_MODE);
+  ebur128_state *st = ebur128_init((unsigned) s->channels, s->rate, s->mode);
 
   if (st == NULL)
     return -1;
@@ -125,6 +139,14 @@ double fx_loud_range(fx_loud_t *s)
 {
   double v = 0.0;
   return ebur128_loudness_range(s->st, &v) == EBUR128_SUCCESS ? v : 0.0;
+}
+
+double fx_loud_window(fx_loud_t *s, unsigned long ms)
+{
+  double v = -HUGE_VAL;
+  if (ms < 1 || ms > 3000)
+    return -HUGE_VAL;
+  return ebur128_loudness_window(s->st, ms, &v) == EBUR128_SUCCESS ? v : -HUGE_VAL;
 }
 
 typedef int (*peak_fn)(ebur128_state *, unsigned int, double *);

@@ -22,6 +22,10 @@ typedef struct fx_loud fx_loud_t;
  * memory. Channels follow libebur128's default map: 0 left, 1 right, 2 centre, 3 unused (LFE),
  * 4 left surround, 5 right surround, further channels weighted as front channels. */
 fx_loud_t *fx_loud_new(int channels, unsigned long rate);
+/* A lighter meter for a live normaliser: short-term, window and integrated loudness only, the
+ * integrated one from libebur128's histogram (constant memory and time however long the stream
+ * runs). The peaks, the momentary loudness and the range read as 0 / -HUGE_VAL. */
+fx_loud_t *fx_loud_new_live(int channels, unsigned long rate);
 void fx_loud_free(fx_loud_t *s);
 /* Forgets everything measured (the integrated loudness and range start again). 0 on success. */
 int fx_loud_reset(fx_loud_t *s);
@@ -53,6 +57,8 @@ double fx_loud_momentary(fx_loud_t *s);
 double fx_loud_shortterm(fx_loud_t *s);
 double fx_loud_integrated(fx_loud_t *s);
 double fx_loud_range(fx_loud_t *s);
+/* The loudness of the last `ms` milliseconds (at most 3000) in LUFS. */
+double fx_loud_window(fx_loud_t *s, unsigned long ms);
 
 /* The largest |x| (sample peak) and the largest true peak (4x oversampled below 96 kHz, as
  * BS.1770-4 annex 2) of one channel since the start or the last reset; linear. channel < 0: the

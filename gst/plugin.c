@@ -25,6 +25,7 @@
 #include "gstfxlimiter.h"
 #include "gstfxnormalize.h"
 #include "gstfxloudness.h"
+#include "gstfxloudnorm.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
@@ -45,6 +46,7 @@ static gboolean plugin_init(GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER(fxlimiter, plugin);
   ret |= GST_ELEMENT_REGISTER(fxnormalize, plugin);
   ret |= GST_ELEMENT_REGISTER(fxloudness, plugin);
+  ret |= GST_ELEMENT_REGISTER(fxloudnorm, plugin);
   /* The profiling tracer (GST_TRACERS=fxprof). */
   ret |= gst_fx_prof_register(plugin);
   ret |= GST_ELEMENT_REGISTER(fxdelay, plugin);
@@ -61,7 +63,8 @@ GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fx,
                   "gst-fx audio effects: IIR designs (Butterworth, Chebyshev I/II, elliptic) run "
                   "as second-order-section cascades; biquad, SOS, parametric EQ and "
                   "Linkwitz-Riley crossover; FIR (windowed-sinc designs and custom kernels); "
-                  "gain; normalise; EBU R128 loudness meter; dynamics (compressor, limiter, gate); "
+                  "gain; normalise; EBU R128 loudness meter and live loudness normaliser; dynamics "
+                  "(compressor, limiter, gate); "
                   "delay; reverb; the "
                   "fusing bin fxchain; and the fxprof profiling tracer",
                   plugin_init, FX_VERSION, "GPL", FX_PACKAGE, FX_ORIGIN)

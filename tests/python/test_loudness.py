@@ -276,3 +276,66 @@ def test_normalize_lufs_silence_and_message():
     assert_clean(res)
     assert abs(msgs[-1].get_value("loudness") + 30.0) < 0.1
     assert abs(msgs[-1].get_value("true-peak") + 30.0) < 0.2
+
+
+# ------------------------------------------------------------------------------------------------
+# fxloudnorm (live)
+
+
+def loudnorm(x, props, dtype=np.float32):
+    require_fx("fxloudnorm")
+    lat = []
+
+    def configure(pipeline):
+        el = pipeline.get_by_name("l")
+
+        def on_buffer(pad, info):
+            if not lat:
+                q = Gst.Query.new_latency()
+                if el.get_static_pad("src").query(q):
+                    lat.append(q.parse_latency())
+            return Gst.PadProbeReturn.OK
+
+        el.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+    res = run_pipeline("fxloudnorm name=l " + props, x.astype(dtype), RATE, split="random",
+                       configure=configure)
+    assert not res.errors and res.eos, res.error_text()
+    return res, lat
+
+
+@pytest.mark.parametrize("seed, target, ceiling", [(1, -16.0, -1.0), (3, -24.0, -2.0)])
+def test_loudnorm_live(seed, target, ceiling):
+    """A 30 s programme 10-18 LU under the target: after the look-ahead (reported by the LATENCY
+    query, the output is the input delayed by it plus the tail at EOS) the output's integrated
+    loudness (numpy BS.1770 reference) is the target +- 1 LU, its true peak (libebur128 through
+    fxloudness, 4x oversampled) at most the ceiling + 0.1 dB."""
+    x = programme(seed=seed, seconds=30.0)
+    res, lat = loudnorm(x, "target-lufs=%g max-true-peak=%g" % (target, ceiling))
+    la = res.y.shape[0] - x.shape[0]
+    assert 3.1 * RATE <= la < 3.2 * RATE
+    assert not res.y[:la - RATE // 50].any(), "the look-ahead starts with silence"
+    y = res.y[la:].astype(np.float64)
+    out = bs1770_integrated(y)
+    assert abs(out - target) <= 1.0, (out, target)
+    _, props, _ = measure(y, dtype=np.float64)
+    assert props["true-peak"] <= ceiling + 0.1, props
+    record("loudness", "abs_loudnorm_lufs", abs(out - target), "seed %d" % seed)
+
+
+def test_loudnorm_reports_latency():
+    """The LATENCY query adds the look-ahead (3.1 s and the limiter's 10 ms and taps)."""
+    x = programme(seconds=4.0)
+    res, lat = loudnorm(x, "")
+    la = res.y.shape[0] - x.shape[0]
+    assert lat, "no answer to the LATENCY query"
+    live, lo, hi = lat[0]
+    assert lo == Gst.util_uint64_scale_int(la, Gst.SECOND, RATE), (lo, la)
+
+
+def test_loudnorm_silence_stays_silent():
+    """Silence and NaN in: silence out, never an unbounded gain."""
+    x = np.zeros((4 * RATE, 2))
+    x[RATE, 0] = np.nan
+    res, _ = loudnorm(x, "")
+    assert not res.y.any()

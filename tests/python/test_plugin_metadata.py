@@ -22,7 +22,7 @@ GROUP_OF = {
     "fxbutterworth": "Butterworth", "fxchebyshev1": "Chebyshev I", "fxchebyshev2": "Chebyshev",
     "fxelliptic": "elliptic", "fxlinkwitzriley": "Linkwitz-Riley", "fxbiquad": "biquad",
     "fxsos": "SOS", "fxeq": "EQ", "fxfir": "FIR", "fxgain": "gain", "fxnormalize": "normalise",
-    "fxloudness": "loudness meter",
+    "fxloudness": "loudness meter", "fxloudnorm": "loudness normaliser",
     "fxcompressor": "compressor", "fxlimiter": "limiter", "fxgate": "gate", "fxdelay": "delay",
     "fxreverb": "reverb", "fxchain": "fxchain", "fxprof": "fxprof",
 }
