@@ -30,6 +30,8 @@ static const FxCommandEntry commands[] = {
       fx_cmd_response},
      "response --chain DESC --rate R -o FILE.svg|FILE.png|FILE.csv [--points N]\n"
      "       [--min-frequency F] [--max-frequency F] [--title TEXT]"},
+    {{"info", "Format, duration, peaks, RMS and EBU R128 loudness of each file", fx_cmd_info},
+     "info [--json] FILE..."},
     {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
      "plan --chain DESC [--rate R] [--channels C] [--format F32LE|F64LE] [--frames F]\n"
      "       [--fuse|--no-fuse] [--device auto|cpu|cuda] [--precision auto|single|double]"},

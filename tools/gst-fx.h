@@ -29,6 +29,7 @@ int fx_cmd_process(int argc, char **argv);
 int fx_cmd_process_many(int argc, char **argv);
 int fx_cmd_batch(int argc, char **argv);
 int fx_cmd_response(int argc, char **argv);
+int fx_cmd_info(int argc, char **argv);
 
 /* Makes the plugin visible when GStreamer's own paths (GST_PLUGIN_PATH_1_0, the system path) do
  * not have it: scans $GST_FX_PLUGIN_DIR when set; otherwise, when no fx element is registered, the
