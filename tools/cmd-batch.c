@@ -1114,6 +1114,7 @@ int fx_cmd_batch(int argc, char **argv)
 {
   gchar *chain = NULL, *device = NULL, *precision = NULL, *format = NULL, *outdir = NULL;
   gchar *shard = NULL, *ext = NULL, *files_from = NULL, *listed = NULL;
+  gchar *normalize = NULL, *true_peak = NULL;
   gchar **listed_lines = NULL;
   gchar **files = NULL;
   gint rate = 0, memory = DEFAULT_MEMORY_MIB, jobs = 0;
@@ -1155,6 +1156,13 @@ int fx_cmd_batch(int argc, char **argv)
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
        "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line and no progress bar", NULL},
+      {"normalize", 0, 0, G_OPTION_ARG_STRING, &normalize,
+       "Normalise each file's integrated loudness (EBU R128) to L LUFS after the chain, e.g. "
+       "-16LUFS (fxnormalize mode=lufs: the files run one by one)",
+       "L"},
+      {"true-peak", 0, 0, G_OPTION_ARG_STRING, &true_peak,
+       "With --normalize: the true-peak ceiling in dBTP (default -1); the gain gives way to it",
+       "TP"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
@@ -1187,6 +1195,9 @@ int fx_cmd_batch(int argc, char **argv)
     status = FX_EXIT_USAGE;
     goto out;
   }
+  status = fx_tool_add_normalize(ctx, &chain, normalize, true_peak);
+  if (status != FX_EXIT_OK)
+    goto out;
   b.opts.chain = chain != NULL ? g_strstrip(chain) : NULL;
   b.opts.device = device;
   b.opts.precision = precision;
@@ -1461,5 +1472,7 @@ out:
   g_strfreev(listed_lines);
   g_free(listed);
   g_free(files_from);
+  g_free(normalize);
+  g_free(true_peak);
   return status;
 }

@@ -247,3 +247,63 @@ out:
   g_option_context_free(ctx);
   return status;
 }
+
+/* Parses "-16", "-16LUFS", "-16 LUFS" (or LKFS) / "-1", "-1dBTP" into *v; FALSE when it is not a
+ * number followed by nothing but one of the units. */
+static gboolean parse_level(const char *text, const char *const *units, double lo, double hi,
+                            double *v)
+{
+  gchar *end;
+
+  if (text == NULL)
+    return FALSE;
+  *v = g_ascii_strtod(text, &end);
+  if (end == text || !isfinite(*v))
+    return FALSE;
+  while (*end == ' ')
+    end++;
+  if (*end != '\0') {
+    gboolean known = FALSE;
+    for (const char *const *u = units; *u && !known; u++)
+      known = g_ascii_strcasecmp(end, *u) == 0;
+    if (!known)
+      return FALSE;
+  }
+  return *v >= lo && *v <= hi;
+}
+
+int fx_tool_add_normalize(GOptionContext *ctx, gchar **chain, const char *normalize,
+                          const char *true_peak)
+{
+  static const char *const lufs_units[] = {"LUFS", "LKFS", NULL};
+  static const char *const tp_units[] = {"dBTP", "dB", NULL};
+  double target, tp = -1.0;
+  gchar *stage, *joined;
+
+  if (normalize == NULL) {
+    if (true_peak != NULL)
+      return fx_tool_usage_error(ctx, "--true-peak applies to --normalize; give both");
+    return FX_EXIT_OK;
+  }
+  if (!parse_level(normalize, lufs_units, -70.0, 0.0, &target))
+    return fx_tool_usage_error(ctx,
+                               "--normalize %s: expected a loudness in LUFS from -70 to 0, "
+                               "e.g. -16LUFS, -16 or -23",
+                               normalize);
+  if (true_peak != NULL && !parse_level(true_peak, tp_units, -30.0, 0.0, &tp))
+    return fx_tool_usage_error(ctx,
+                               "--true-peak %s: expected a true peak in dBTP from -30 to 0, "
+                               "e.g. -1 or -1dBTP",
+                               true_peak);
+  stage = g_strdup_printf("fxnormalize mode=lufs target-lufs=%.6g true-peak-limit=%.6g "
+                          "max-duration=0",
+                          target, tp);
+  if (*chain != NULL && **chain != '\0')
+    joined = g_strdup_printf("%s ! %s", *chain, stage);
+  else
+    joined = g_strdup(stage);
+  g_free(stage);
+  g_free(*chain);
+  *chain = joined;
+  return FX_EXIT_OK;
+}

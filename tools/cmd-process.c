@@ -146,6 +146,7 @@ out:
 /* Options of `process` and `process-many`. */
 typedef struct {
   gchar *chain, *device, *precision, *format, *outdir;
+  gchar *normalize, *true_peak;
   gint rate;
   gboolean quiet;
   gchar **args;
@@ -154,6 +155,9 @@ typedef struct {
 /* The media options of the parsed arguments, checked (fx_media_check_options). */
 static int process_check_options(GOptionContext *ctx, ProcessArgs *a, FxMediaOptions *opts)
 {
+  int status = fx_tool_add_normalize(ctx, &a->chain, a->normalize, a->true_peak);
+  if (status != FX_EXIT_OK)
+    return status;
   opts->chain = a->chain != NULL ? g_strstrip(a->chain) : NULL;
   opts->device = a->device;
   opts->precision = a->precision;
@@ -168,6 +172,8 @@ static void process_args_clear(ProcessArgs *a)
   g_free(a->precision);
   g_free(a->format);
   g_free(a->outdir);
+  g_free(a->normalize);
+  g_free(a->true_peak);
   g_strfreev(a->args);
 }
 
@@ -186,6 +192,13 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
        "Resample to R Hz (1 to 768000) before processing (default: keep the file's rate)", "R"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
        "No progress bar (it is only drawn when stdout is a terminal)", NULL},
+      {"normalize", 0, 0, G_OPTION_ARG_STRING, &a->normalize,
+       "Normalise the integrated loudness (EBU R128) to L LUFS after the chain, e.g. -16LUFS "
+       "(fxnormalize mode=lufs; --chain may then be left out)",
+       "L"},
+      {"true-peak", 0, 0, G_OPTION_ARG_STRING, &a->true_peak,
+       "With --normalize: the true-peak ceiling in dBTP (default -1); the gain gives way to it",
+       "TP"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->args, NULL,
        many ? "-o DIR FILE..." : "IN OUT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},

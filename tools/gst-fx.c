@@ -21,11 +21,11 @@ static const FxCommandEntry commands[] = {
     {{"process", "Decode a file, run it through a chain, encode it by OUT's extension",
       fx_cmd_process},
      "process --chain DESC [--device D] [--precision P] [--format F32LE|F64LE] [--rate R]\n"
-     "       [--quiet] IN OUT"},
+     "       [--quiet] [--normalize L [--true-peak TP]] IN OUT"},
     {{"batch", "Many files through one fused plan, stacked on the channel axis", fx_cmd_batch},
      "batch --chain DESC -o DIR [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB]\n"
      "       [--jobs N] [--ext EXT] [--device D] [--precision P] [--format F32LE|F64LE]\n"
-     "       [--quiet] FILE..."},
+     "       [--quiet] [--normalize L [--true-peak TP]] FILE..."},
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
      "response --chain DESC --rate R -o FILE.svg|FILE.png|FILE.csv [--points N]\n"

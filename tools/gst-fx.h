@@ -31,6 +31,12 @@ int fx_cmd_batch(int argc, char **argv);
 int fx_cmd_response(int argc, char **argv);
 int fx_cmd_info(int argc, char **argv);
 
+/* --normalize LUFS [--true-peak DBTP] of `process` and `batch` (cmd-info.c): appends
+ * `fxnormalize mode=lufs` with that target and ceiling (default -1 dBTP) to *chain (replaced; may
+ * be NULL or empty: the stage alone). FX_EXIT_OK, or FX_EXIT_USAGE after printing the error. */
+int fx_tool_add_normalize(GOptionContext *ctx, gchar **chain, const char *normalize,
+                          const char *true_peak);
+
 /* Makes the plugin visible when GStreamer's own paths (GST_PLUGIN_PATH_1_0, the system path) do
  * not have it: scans $GST_FX_PLUGIN_DIR when set; otherwise, when no fx element is registered, the
  * plugin build directory compiled in as FX_PLUGIN_DIR if this program runs from the build tree,

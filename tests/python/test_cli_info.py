@@ -86,3 +86,61 @@ def test_info_text_and_errors_per_file(tmp_path):
     assert out[3]["channels"] == 1
     r = gst_fx("info")
     assert r.returncode == 2 and "FILE" in r.stderr
+
+
+def read_float_wav(path):
+    import scipy.io.wavfile
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, y = scipy.io.wavfile.read(str(path))
+    return y.astype(np.float64).reshape(len(y), -1)
+
+
+@pytest.mark.parametrize("spelling", [["--normalize", "-16LUFS"], ["--normalize", "-16"],
+                                      ["--normalize=-16 LUFS"]])
+def test_process_normalize(tmp_path, spelling):
+    """`process --normalize -16LUFS` (also -16 and "-16 LUFS"), no chain needed: the output reads
+    -16 LUFS +- 0.1 (numpy BS.1770 reference and `info`), true peak under -1 dBTP."""
+    x = write_wav16(tmp_path / "in.wav", sine(-30.0, 3.0, freq=440.0))
+    r = gst_fx("process", "-q", *spelling, str(tmp_path / "in.wav"), str(tmp_path / "out.wav"))
+    assert r.returncode == 0, r.stderr
+    y = read_float_wav(tmp_path / "out.wav")
+    assert y.shape == x.shape
+    assert abs(bs1770_integrated(y) + 16.0) <= 0.1
+    _, out = info_json(tmp_path / "out.wav")
+    assert abs(out[0]["integrated_lufs"] + 16.0) <= 0.1
+    assert out[0]["true_peak_dbtp"] <= -1.0 + 0.05
+
+
+def test_batch_normalize_per_file_with_true_peak(tmp_path):
+    """`batch --normalize -14LUFS --true-peak -2`: each file on its own (two levels in, one
+    out), and a peaky file stops at the -2 dBTP ceiling below the target."""
+    d = tmp_path / "in"
+    d.mkdir()
+    write_wav16(d / "quiet.wav", sine(-35.0, 2.0, freq=300.0))
+    write_wav16(d / "loud.wav", sine(-20.0, 2.0, freq=300.0))
+    peaky = sine(-40.0, 2.0, freq=300.0)
+    peaky[RATE // 2, :] = 0.9
+    write_wav16(d / "peaky.wav", peaky)
+    r = gst_fx("batch", "-q", "--normalize", "-14LUFS", "--true-peak", "-2", "-o",
+               str(tmp_path / "o"), *(str(d / n) for n in ("quiet.wav", "loud.wav", "peaky.wav")))
+    assert r.returncode == 0, r.stderr
+    for name in ("quiet.wav", "loud.wav"):
+        y = read_float_wav(tmp_path / "o" / name)
+        assert abs(bs1770_integrated(y) + 14.0) <= 0.1, name
+    y = read_float_wav(tmp_path / "o" / "peaky.wav")
+    assert abs(true_peak_db(y) + 2.0) <= 0.2
+    assert bs1770_integrated(y) < -14.0 - 3.0
+
+
+@pytest.mark.parametrize("args", [["--normalize", "loud"], ["--normalize", "-16dB"],
+                                  ["--normalize", "5"], ["--true-peak", "-1"],
+                                  ["--normalize", "-16", "--true-peak", "+3"]])
+def test_normalize_usage_errors(tmp_path, args):
+    """Bad values are usage errors (exit 2) naming the option."""
+    write_wav16(tmp_path / "in.wav", sine(-30.0, 0.5))
+    r = gst_fx("process", "--chain", "fxgain", *args, str(tmp_path / "in.wav"),
+               str(tmp_path / "out.wav"))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert ("--normalize" in r.stderr) or ("--true-peak" in r.stderr)
