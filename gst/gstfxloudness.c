@@ -80,6 +80,10 @@ struct _GstFxLoudness {
   fx_loud_t *meter;
   guint64 interval_frames; /* frames measured since the last message */
   GstClockTime interval_start;
+  /* timestamps are counted in frames from the PTS of the first buffer (or of a discontinuity),
+   * so that rounded buffer timestamps do not make intervals overlap */
+  GstClockTime base_pts;
+  guint64 base_frames;
   gpointer scratch; /* for buffers with NaN/Inf: a copy with those samples 0 */
   gsize scratch_size;
 };
@@ -178,6 +182,8 @@ static void clear_values(GstFxLoudness *self)
   GST_OBJECT_UNLOCK(self);
   self->interval_frames = 0;
   self->interval_start = GST_CLOCK_TIME_NONE;
+  self->base_pts = GST_CLOCK_TIME_NONE;
+  self->base_frames = 0;
 }
 
 static void free_meter(GstFxLoudness *self)
@@ -332,6 +338,11 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
 
   frames = map.size / bpf;
   data = map.data;
+  if (GST_BUFFER_PTS_IS_VALID(buf) &&
+      (!GST_CLOCK_TIME_IS_VALID(self->base_pts) || GST_BUFFER_IS_DISCONT(buf))) {
+    self->base_pts = GST_BUFFER_PTS(buf);
+    self->base_frames = 0;
+  }
   /* NaN/Inf would poison the gated mean for the rest of the stream: measure them as 0 */
   if (is_float && fx_has_nonfinite(map.data, frames * (gsize) ch, fmt == GST_AUDIO_FORMAT_F64)) {
     if (self->scratch_size < map.size) {
@@ -349,9 +360,9 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
     gsize n = MIN(frames - done, interval_frames - MIN(self->interval_frames, interval_frames));
     if (n == 0)
       n = frames - done;
-    if (self->interval_frames == 0 && GST_BUFFER_PTS_IS_VALID(buf))
+    if (self->interval_frames == 0 && GST_CLOCK_TIME_IS_VALID(self->base_pts))
       self->interval_start =
-          GST_BUFFER_PTS(buf) + gst_util_uint64_scale_int(done, GST_SECOND, rate);
+          self->base_pts + gst_util_uint64_scale_int(self->base_frames + done, GST_SECOND, rate);
     measure(self, fmt, data + done * bpf, n);
     done += n;
     self->interval_frames += n;
@@ -360,6 +371,7 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
       self->interval_frames = 0;
     }
   }
+  self->base_frames += frames;
   gst_buffer_unmap(buf, &map);
   return GST_FLOW_OK;
 }
@@ -460,6 +472,7 @@ static void gst_fx_loudness_init(GstFxLoudness *self)
   self->interval = DEFAULT_INTERVAL;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval_start = GST_CLOCK_TIME_NONE;
+  self->base_pts = GST_CLOCK_TIME_NONE;
   self->momentary = self->short_term = self->integrated = -HUGE_VAL;
   self->true_peak = self->sample_peak = -HUGE_VAL;
   gst_base_transform_set_gap_aware(GST_BASE_TRANSFORM(self), TRUE);

@@ -1,4 +1,4 @@
-"""Every command in docs/profiling.md and README.md runs as written.
+"""Every command in docs/profiling.md, docs/loudness.md and README.md runs as written.
 
 The fenced ```sh blocks of the documents are extracted and each one is run with bash (-e -o
 pipefail) from the repository root; ```python blocks run with /usr/bin/python3. The README's
@@ -23,7 +23,7 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DOCS = ("docs/profiling.md", "README.md")
+DOCS = ("docs/profiling.md", "README.md", "docs/loudness.md")
 TIMEOUT = 300
 
 
