@@ -41,6 +41,7 @@
 
 #include "gstfxloudness.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include "finite.h"
 #include "loudness.h"
@@ -88,7 +89,8 @@ struct _GstFxLoudness {
   gsize scratch_size;
 };
 
-G_DEFINE_TYPE(GstFxLoudness, gst_fx_loudness, GST_TYPE_AUDIO_FILTER);
+G_DEFINE_TYPE_WITH_CODE(GstFxLoudness, gst_fx_loudness, GST_TYPE_AUDIO_FILTER,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxloudness, "fxloudness", GST_RANK_NONE, GST_TYPE_FX_LOUDNESS);
 
 int gst_fx_loudness_channel_type(GstAudioChannelPosition pos)

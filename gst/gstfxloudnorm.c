@@ -40,6 +40,7 @@
 
 #include "gstfxloudnorm.h"
 #include "gstfxcommon.h"
+#include "gstfxpreset.h"
 
 #include "loudnorm.h"
 
@@ -75,7 +76,8 @@ struct _GstFxLoudnorm {
   GstFxNonfiniteLimit nonfinite;
 };
 
-G_DEFINE_TYPE(GstFxLoudnorm, gst_fx_loudnorm, GST_TYPE_AUDIO_FILTER);
+G_DEFINE_TYPE_WITH_CODE(GstFxLoudnorm, gst_fx_loudnorm, GST_TYPE_AUDIO_FILTER,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxloudnorm, "fxloudnorm", GST_RANK_NONE, GST_TYPE_FX_LOUDNORM);
 
 static const GstFxPropField loudnorm_fields[] = {
