@@ -214,9 +214,7 @@ static gboolean gst_fx_loudness_setup(GstAudioFilter *filter, const GstAudioInfo
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot create the meter"));
     return FALSE;
   }
-  if (!GST_AUDIO_INFO_IS_UNPOSITIONED(info) && ch > 2)
-    for (int c = 0; c < ch; c++)
-      fx_loud_set_channel(self->meter, c, gst_fx_loudness_channel_type(info->position[c]));
+  gst_fx_loudness_map_channels(self->meter, info);
   clear_values(self);
   return TRUE;
 }
@@ -291,20 +289,29 @@ static void report(GstFxLoudness *self, gboolean post)
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
-static void measure(GstFxLoudness *self, GstAudioFormat fmt, const guint8 *data, gsize frames)
+void gst_fx_loudness_map_channels(fx_loud_t *meter, const GstAudioInfo *info)
+{
+  int ch = GST_AUDIO_INFO_CHANNELS(info);
+
+  if (!GST_AUDIO_INFO_IS_UNPOSITIONED(info) && ch > 2)
+    for (int c = 0; c < ch; c++)
+      fx_loud_set_channel(meter, c, gst_fx_loudness_channel_type(info->position[c]));
+}
+
+void gst_fx_loudness_add(fx_loud_t *meter, GstAudioFormat fmt, const guint8 *data, gsize frames)
 {
   switch (fmt) {
   case GST_AUDIO_FORMAT_F32:
-    fx_loud_add_f32(self->meter, (const float *) data, frames);
+    fx_loud_add_f32(meter, (const float *) data, frames);
     break;
   case GST_AUDIO_FORMAT_F64:
-    fx_loud_add_f64(self->meter, (const double *) data, frames);
+    fx_loud_add_f64(meter, (const double *) data, frames);
     break;
   case GST_AUDIO_FORMAT_S16:
-    fx_loud_add_s16(self->meter, (const short *) data, frames);
+    fx_loud_add_s16(meter, (const short *) data, frames);
     break;
   case GST_AUDIO_FORMAT_S32:
-    fx_loud_add_s32(self->meter, (const int *) data, frames);
+    fx_loud_add_s32(meter, (const int *) data, frames);
     break;
   default:
     break;
@@ -365,7 +372,7 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
     if (self->interval_frames == 0 && GST_CLOCK_TIME_IS_VALID(self->base_pts))
       self->interval_start =
           self->base_pts + gst_util_uint64_scale_int(self->base_frames + done, GST_SECOND, rate);
-    measure(self, fmt, data + done * bpf, n);
+    gst_fx_loudness_add(self->meter, fmt, data + done * bpf, n);
     done += n;
     self->interval_frames += n;
     if (self->interval_frames >= interval_frames) {

@@ -258,24 +258,18 @@ static gboolean loudness_of(GstFxNormalize *self, double *lufs, double *true_pea
 {
   const GstAudioInfo *info = &self->held_info;
   int ch = GST_AUDIO_INFO_CHANNELS(info);
-  gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   gsize bpf = GST_AUDIO_INFO_BPF(info);
   fx_loud_t *meter = fx_loud_new(ch, (unsigned long) GST_AUDIO_INFO_RATE(info));
 
   if (meter == NULL)
     return FALSE;
-  if (!GST_AUDIO_INFO_IS_UNPOSITIONED(info) && ch > 2)
-    for (int c = 0; c < ch; c++)
-      fx_loud_set_channel(meter, c, gst_fx_loudness_channel_type(info->position[c]));
+  gst_fx_loudness_map_channels(meter, info);
   for (GList *l = self->held.head; l; l = l->next) {
     GstBuffer *buf = l->data;
     GstMapInfo map;
     if (!gst_buffer_map(buf, &map, GST_MAP_READ))
       continue;
-    if (f64)
-      fx_loud_add_f64(meter, (const double *) map.data, map.size / bpf);
-    else
-      fx_loud_add_f32(meter, (const float *) map.data, map.size / bpf);
+    gst_fx_loudness_add(meter, GST_AUDIO_INFO_FORMAT(info), map.data, map.size / bpf);
     gst_buffer_unmap(buf, &map);
   }
   *lufs = fx_loud_integrated(meter);
