@@ -71,8 +71,8 @@ fx_loudnorm_t *fx_loudnorm_new(int channels, unsigned long rate, double target_l
   fx_loudnorm_t *s;
   double sum = 0.0;
 
-  if (channels < 1 || rate < 8000 || rate > 768000 || !isfinite(target_lufs) ||
-      !(range_lu >= 1.0) || !isfinite(ceiling_dbtp))
+  if (channels < 1 || rate < 1 || rate > 768000 || !isfinite(target_lufs) || !(range_lu >= 1.0) ||
+      !isfinite(ceiling_dbtp))
     return NULL;
   if ((s = calloc(1, sizeof(*s))) == NULL)
     return NULL;
@@ -81,9 +81,10 @@ fx_loudnorm_t *fx_loudnorm_new(int channels, unsigned long rate, double target_l
   s->target = target_lufs;
   s->range = range_lu;
   s->ceiling = pow(10.0, ceiling_dbtp / 20.0);
-  s->block = rate / 10;
+  s->block = rate >= 10 ? rate / 10 : 1;
   s->lookahead = rate / 100;
-  s->dg = (size_t) (2 * H + 1) * s->block;
+  s->meter = fx_loud_new_live(channels, rate);
+  s->dg = s->meter ? (size_t) (2 * H + 1) * s->block : 0;
   for (int i = -H; i <= H; i++)
     sum += s->w[i + H] = exp(-0.5 * (i / SIGMA) * (i / SIGMA));
   for (int i = 0; i <= 2 * H; i++)
@@ -97,9 +98,9 @@ fx_loudnorm_t *fx_loudnorm_new(int channels, unsigned long rate, double target_l
   s->release = 1.0 - exp(-1.0 / (0.1 * (double) rate));
   for (s->lring = 1; s->lring < s->lookahead + 2 * T + 4; s->lring <<= 1)
     ;
-  s->meter = fx_loud_new_live(channels, rate);
-  s->hist = malloc(sizeof(double) * HIST_BLOCKS * s->block * (size_t) channels);
-  s->gout = malloc(sizeof(double) * 2 * s->block * (size_t) channels);
+  /* without a meter there is no gain stage: its delay lines are not needed */
+  s->hist = malloc(sizeof(double) * (s->meter ? HIST_BLOCKS * s->block * (size_t) channels : 1));
+  s->gout = malloc(sizeof(double) * (s->meter ? 2 * s->block * (size_t) channels : 1));
   s->lx = malloc(sizeof(double) * s->lring * (size_t) channels);
   s->r = malloc(sizeof(double) * s->lring);
   s->m = malloc(sizeof(double) * s->lring);
@@ -107,7 +108,7 @@ fx_loudnorm_t *fx_loudnorm_new(int channels, unsigned long rate, double target_l
   s->xin = malloc(sizeof(double) * 3 * (size_t) channels);
   s->gained = s->xin ? s->xin + channels : NULL;
   s->yout = s->xin ? s->xin + 2 * channels : NULL;
-  if (!s->xin || !s->meter || !s->hist || !s->gout || !s->lx || !s->r || !s->m || !s->dq) {
+  if (!s->xin || !s->hist || !s->gout || !s->lx || !s->r || !s->m || !s->dq) {
     fx_loudnorm_free(s);
     return NULL;
   }
@@ -130,13 +131,31 @@ void fx_loudnorm_free(fx_loudnorm_t *s)
   free(s);
 }
 
+int fx_loudnorm_measuring(const fx_loudnorm_t *s)
+{
+  return s->meter != NULL;
+}
+
+void fx_loudnorm_set_params(fx_loudnorm_t *s, double target_lufs, double range_lu,
+                            double ceiling_dbtp)
+{
+  if (isfinite(target_lufs))
+    s->target = target_lufs;
+  if (range_lu >= 1.0 && isfinite(range_lu))
+    s->range = range_lu;
+  if (isfinite(ceiling_dbtp))
+    s->ceiling = pow(10.0, ceiling_dbtp / 20.0);
+}
+
 void fx_loudnorm_reset(fx_loudnorm_t *s)
 {
   size_t ch = (size_t) s->ch;
 
-  fx_loud_reset(s->meter);
-  memset(s->hist, 0, sizeof(double) * HIST_BLOCKS * s->block * ch);
-  memset(s->gout, 0, sizeof(double) * 2 * s->block * ch);
+  if (s->meter) {
+    fx_loud_reset(s->meter);
+    memset(s->hist, 0, sizeof(double) * HIST_BLOCKS * s->block * ch);
+    memset(s->gout, 0, sizeof(double) * 2 * s->block * ch);
+  }
   memset(s->lx, 0, sizeof(double) * s->lring * ch);
   for (size_t i = 0; i < s->lring; i++)
     s->r[i] = s->m[i] = 1.0;
@@ -295,6 +314,10 @@ static void step(fx_loudnorm_t *s, const double *x, double *y)
   double *gp = s->gained;
   unsigned long long q;
 
+  if (s->meter == NULL) { /* no loudness stage: the limiter alone */
+    limit(s, x, y);
+    return;
+  }
   memcpy(s->hist + ((size_t) (s->k % HIST_BLOCKS) * B + (size_t) (s->n % B)) * ch, x,
          sizeof(double) * ch);
   s->n++;

@@ -34,10 +34,20 @@ extern "C" {
 typedef struct fx_loudnorm fx_loudnorm_t;
 
 /* target_lufs: target integrated loudness; range_lu: loudness range kept (LU, >= 1);
- * ceiling_dbtp: highest true peak out. NULL for invalid arguments or out of memory. */
+ * ceiling_dbtp: highest true peak out. NULL for invalid arguments or out of memory. Where
+ * libebur128 cannot measure (more than 64 channels, rates under 16 Hz) the loudness stage is left
+ * out: the gain is 1 and only the limiter runs, with its own latency (fx_loudnorm_measuring()
+ * says which). */
 fx_loudnorm_t *fx_loudnorm_new(int channels, unsigned long rate, double target_lufs,
                                double range_lu, double ceiling_dbtp);
 void fx_loudnorm_free(fx_loudnorm_t *s);
+/* 1 when the loudness stage runs, 0 when only the limiter does (see fx_loudnorm_new()). */
+int fx_loudnorm_measuring(const fx_loudnorm_t *s);
+/* New settings while running (same meaning as for fx_loudnorm_new(); invalid values are
+ * ignored): the target and range apply from the next 100 ms block's desired gain, the ceiling
+ * from the next frame the limiter detects. */
+void fx_loudnorm_set_params(fx_loudnorm_t *s, double target_lufs, double range_lu,
+                            double ceiling_dbtp);
 /* Back to the state after creation (measurements, delay lines and gains). */
 void fx_loudnorm_reset(fx_loudnorm_t *s);
 /* The delay of the output, in frames. */

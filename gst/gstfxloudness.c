@@ -23,9 +23,12 @@
  * The same values are in read-only properties. The integrated loudness, range and peaks start
  * again at a flush, at a format change and when the element stops. LFE channels (by the channel
  * positions) are left out of the loudness, surround channels are weighted +1.5 dB as BS.1770
- * says. NaN and Inf samples are measured as 0 and passed through unchanged.
+ * says. libebur128 measures 1 to 64 channels at 16 Hz or more: other streams pass with a warning
+ * and no values.
  *
- * Audio passes through untouched (F32, F64, S16 and S32, interleaved).
+ * Audio passes through untouched (F32, F64, S16 and S32, interleaved), except NaN and Inf
+ * samples, which become 0 as in every gst-fx element (one rate-limited warning) and are measured
+ * as 0. The interval and post-messages are controllable.
  *
  * ## Example launch line
  * |[
@@ -54,7 +57,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_fx_loudness_debug);
 
 #define LOUDNESS_CAPS                                                                              \
   "audio/x-raw, format=(string){ " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(F64) ", " GST_AUDIO_NE(     \
-      S16) ", " GST_AUDIO_NE(S32) " }, rate=(int)[ 8000, 768000 ], channels=(int)[ 1, 64 ], "      \
+      S16) ", " GST_AUDIO_NE(S32) " }, rate=(int)[ 1, MAX ], channels=(int)[ 1, MAX ], "           \
                                   "layout=(string)interleaved"
 
 enum {
@@ -85,8 +88,7 @@ struct _GstFxLoudness {
    * so that rounded buffer timestamps do not make intervals overlap */
   GstClockTime base_pts;
   guint64 base_frames;
-  gpointer scratch; /* for buffers with NaN/Inf: a copy with those samples 0 */
-  gsize scratch_size;
+  GstFxNonfiniteLimit nonfinite;
 };
 
 G_DEFINE_TYPE_WITH_CODE(GstFxLoudness, gst_fx_loudness, GST_TYPE_AUDIO_FILTER,
@@ -192,9 +194,6 @@ static void free_meter(GstFxLoudness *self)
 {
   fx_loud_free(self->meter);
   self->meter = NULL;
-  g_free(self->scratch);
-  self->scratch = NULL;
-  self->scratch_size = 0;
 }
 
 static void gst_fx_loudness_finalize(GObject *object)
@@ -206,16 +205,20 @@ static void gst_fx_loudness_finalize(GObject *object)
 static gboolean gst_fx_loudness_setup(GstAudioFilter *filter, const GstAudioInfo *info)
 {
   GstFxLoudness *self = GST_FX_LOUDNESS(filter);
-  int ch = GST_AUDIO_INFO_CHANNELS(info);
+  int ch = GST_AUDIO_INFO_CHANNELS(info), rate = GST_AUDIO_INFO_RATE(info);
 
   free_meter(self);
-  self->meter = fx_loud_new(ch, (unsigned long) GST_AUDIO_INFO_RATE(info));
+  clear_values(self);
+  self->meter = fx_loud_new(ch, (unsigned long) rate);
   if (self->meter == NULL) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot create the meter"));
-    return FALSE;
+    /* the audio still passes; the values stay -inf */
+    GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("cannot measure the loudness of this stream"),
+                        ("libebur128 measures 1 to 64 channels at 16 Hz or more, this stream has "
+                         "%d channels at %d Hz",
+                         ch, rate));
+    return TRUE;
   }
   gst_fx_loudness_map_channels(self->meter, info);
-  clear_values(self);
   return TRUE;
 }
 
@@ -225,6 +228,7 @@ static gboolean gst_fx_loudness_stop(GstBaseTransform *trans)
 
   free_meter(self);
   clear_values(self);
+  gst_fx_nonfinite_reset(&self->nonfinite);
   return TRUE;
 }
 
@@ -332,13 +336,14 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
   GstMapInfo map;
   const guint8 *data;
   gsize frames, done = 0;
+  GstFlowReturn ret;
 
-  if (self->meter == NULL || bpf == 0)
-    return GST_FLOW_NOT_NEGOTIATED;
+  gst_fx_sync_controllers(trans, buf);
   if (GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buf) == 0)
     return GST_FLOW_OK;
-  if (!gst_buffer_map(buf, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
+  ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0, buf, &map);
+  if (ret != GST_FLOW_OK)
+    return ret;
   GST_OBJECT_LOCK(self);
   interval = self->interval;
   post = self->post_messages;
@@ -352,16 +357,19 @@ static GstFlowReturn gst_fx_loudness_transform_ip(GstBaseTransform *trans, GstBu
     self->base_pts = GST_BUFFER_PTS(buf);
     self->base_frames = 0;
   }
-  /* NaN/Inf would poison the gated mean for the rest of the stream: measure them as 0 */
-  if (is_float && fx_has_nonfinite(map.data, frames * (gsize) ch, fmt == GST_AUDIO_FORMAT_F64)) {
-    if (self->scratch_size < map.size) {
-      g_free(self->scratch);
-      self->scratch = g_malloc(map.size);
-      self->scratch_size = map.size;
-    }
-    memcpy(self->scratch, map.data, map.size);
-    fx_zero_nonfinite(self->scratch, frames * (gsize) ch, fmt == GST_AUDIO_FORMAT_F64);
-    data = self->scratch;
+  /* NaN/Inf become 0, as in every gst-fx element (they would also poison the gated mean for the
+   * rest of the stream); only these samples are changed */
+  if (is_float) {
+    gboolean bad = fx_has_nonfinite(map.data, frames * (gsize) ch, fmt == GST_AUDIO_FORMAT_F64);
+    if (bad)
+      fx_zero_nonfinite(map.data, frames * (gsize) ch, fmt == GST_AUDIO_FORMAT_F64);
+    gst_fx_nonfinite_warn(GST_ELEMENT(self),
+                          gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad),
+                          GST_STREAM_ERROR_FORMAT);
+  }
+  if (self->meter == NULL) {
+    gst_buffer_unmap(buf, &map);
+    return GST_FLOW_OK;
   }
 
   /* the buffer is cut where intervals end, so that each message covers exactly its interval */
@@ -405,6 +413,7 @@ static gboolean gst_fx_loudness_sink_event(GstBaseTransform *trans, GstEvent *ev
     if (self->meter)
       fx_loud_reset(self->meter);
     clear_values(self);
+    gst_fx_nonfinite_reset(&self->nonfinite);
     break;
   default:
     break;
@@ -439,8 +448,7 @@ static void gst_fx_loudness_class_init(GstFxLoudnessClass *klass)
       gobject_class, PROP_INTERVAL,
       g_param_spec_uint64("interval", "Interval",
                           "Interval of time between messages, in ns of audio (as level's)", 1,
-                          G_MAXUINT64, DEFAULT_INTERVAL,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+                          G_MAXUINT64, DEFAULT_INTERVAL, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean("post-messages", "Post messages",
@@ -469,7 +477,6 @@ static void gst_fx_loudness_class_init(GstFxLoudnessClass *klass)
   gst_audio_filter_class_add_pad_templates(filter_class, caps);
   gst_caps_unref(caps);
 
-  trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_loudness_transform_ip);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_loudness_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_loudness_sink_event);
@@ -485,4 +492,5 @@ static void gst_fx_loudness_init(GstFxLoudness *self)
   self->momentary = self->short_term = self->integrated = -HUGE_VAL;
   self->true_peak = self->sample_peak = -HUGE_VAL;
   gst_base_transform_set_gap_aware(GST_BASE_TRANSFORM(self), TRUE);
+  gst_fx_nonfinite_reset(&self->nonfinite);
 }

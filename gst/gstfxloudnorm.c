@@ -23,8 +23,11 @@
  *
  * The output is delayed by the look-ahead, a little over 3.1 s, reported through the LATENCY
  * query (the first 3.1 s out are silence and the end of the input comes out at EOS, as with
- * fxlimiter's look-ahead). The settings apply from the next stream or format. NaN and Inf input
- * samples are taken as 0 (one rate-limited warning). F32 and F64, interleaved.
+ * fxlimiter's look-ahead). The settings are controllable and apply while playing: the target and
+ * range from the next 100 ms block (through the 3 s smoothing), the ceiling at once. NaN and Inf
+ * input samples are taken as 0 (one rate-limited warning). F32 and F64, interleaved. Where
+ * libebur128 cannot measure (more than 64 channels, rates under 16 Hz) a warning says so and only
+ * the limiter runs, with only its own latency.
  *
  * ## Example launch line
  * |[
@@ -69,6 +72,7 @@ struct _GstFxLoudnorm {
 
   /* Stream state (streaming thread). */
   fx_loudnorm_t *ln;
+  double applied[3]; /* target, range, true peak given to ln */
   gboolean is_f64;
   gint rate;
   GstClockTime next_pts;
@@ -147,6 +151,12 @@ static gboolean gst_fx_loudnorm_setup(GstAudioFilter *filter, const GstAudioInfo
                       ("cannot create the normaliser (%d channels at %d Hz)", ch, rate));
     return FALSE;
   }
+  if (!fx_loudnorm_measuring(ln))
+    GST_ELEMENT_WARNING(
+        self, STREAM, FORMAT, ("cannot measure the loudness of this stream"),
+        ("libebur128 measures 1 to 64 channels at 16 Hz or more, this stream has %d "
+         "channels at %d Hz: only the true-peak limiter runs",
+         ch, rate));
   latency = gst_util_uint64_scale_int(fx_loudnorm_latency(ln), GST_SECOND, rate);
   GST_OBJECT_LOCK(self);
   fx_loudnorm_free(self->ln);
@@ -154,6 +164,9 @@ static gboolean gst_fx_loudnorm_setup(GstAudioFilter *filter, const GstAudioInfo
   changed = latency != self->latency;
   self->latency = latency;
   GST_OBJECT_UNLOCK(self);
+  self->applied[0] = target;
+  self->applied[1] = range;
+  self->applied[2] = tp;
   self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   self->rate = rate;
   self->next_pts = GST_CLOCK_TIME_NONE;
@@ -184,6 +197,24 @@ static void process(GstFxLoudnorm *self, gpointer data, gsize frames, GstClockTi
   GST_OBJECT_UNLOCK(self);
   gst_fx_nonfinite_warn(GST_ELEMENT(self), gst_fx_nonfinite_check(&self->nonfinite, ts, bad > 0),
                         GST_STREAM_ERROR_FORMAT);
+}
+
+/* Settings changed while playing (or by a controller) go to the engine before the buffer. */
+static void gst_fx_loudnorm_before_transform(GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFxLoudnorm *self = GST_FX_LOUDNORM(trans);
+  double now[3];
+
+  gst_fx_sync_controllers(trans, buf);
+  GST_OBJECT_LOCK(self);
+  now[0] = self->target;
+  now[1] = self->range;
+  now[2] = self->true_peak;
+  if (self->ln && memcmp(now, self->applied, sizeof(now)) != 0) {
+    fx_loudnorm_set_params(self->ln, now[0], now[1], now[2]);
+    memcpy(self->applied, now, sizeof(now));
+  }
+  GST_OBJECT_UNLOCK(self);
 }
 
 static GstFlowReturn gst_fx_loudnorm_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -296,7 +327,7 @@ static void gst_fx_loudnorm_class_init(GstFxLoudnormClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS(klass);
-  const GParamFlags setting = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
+  const GParamFlags setting = GST_FX_DSP_PARAM_FLAGS;
 
   GST_DEBUG_CATEGORY_INIT(gst_fx_loudnorm_debug, "fxloudnorm", 0, "Loudness normaliser");
 
@@ -340,6 +371,7 @@ static void gst_fx_loudnorm_class_init(GstFxLoudnormClass *klass)
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_setup);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_stop);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_transform_ip);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_loudnorm_query);

@@ -61,6 +61,10 @@ static const fx_elem_info_t fx_known[] = {
     {"fxdelay", "delay=20 feedback=0.3 mix=0.5", FALSE, TRUE, TRUE, NULL, NULL, FALSE},
     {"fxreverb", "", FALSE, FALSE, TRUE, NULL, NULL, FALSE},
     {"fxnormalize", "", FALSE, FALSE, TRUE, NULL, NULL, TRUE},
+    /* A meter: the audio passes unchanged (NaN/Inf become 0). */
+    {"fxloudness", "", TRUE, TRUE, TRUE, NULL, NULL, FALSE},
+    /* 3.1 s of look-ahead (the tail at EOS); one gain for all channels. */
+    {"fxloudnorm", "", FALSE, FALSE, TRUE, NULL, NULL, FALSE},
 };
 
 /* The table line of an element, or a default (no setup, weak assertions) for one not listed. */
