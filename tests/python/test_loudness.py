@@ -339,3 +339,54 @@ def test_loudnorm_silence_stays_silent():
     x[RATE, 0] = np.nan
     res, _ = loudnorm(x, "")
     assert not res.y.any()
+
+
+def test_loudness_nonfinite_and_unmeasurable():
+    """NaN/Inf become 0 in the output and are measured as 0 (one warning), so the integrated
+    loudness of a sine with a NaN stays -23; a 65-channel stream passes with a warning saying
+    libebur128 cannot measure it."""
+    x = sine(-23.0, 2.0)
+    x[RATE // 2, 0] = np.nan
+    x[RATE, 1] = np.inf
+    res = run_pipeline("fxloudness name=m", x.astype(np.float32), RATE,
+                       read_props=[("m", "integrated")])
+    assert not res.errors and res.eos
+    assert len(res.warnings) == 1, res.warning_text()
+    assert np.isfinite(res.y).all()
+    assert res.y[RATE // 2, 0] == 0.0 and res.y[RATE, 1] == 0.0
+    assert abs(res.props[("m", "integrated")] + 23.0) <= 0.1
+    y = np.zeros((4800, 65), np.float32)
+    y[:, 0] = 0.5
+    res = run_pipeline("fxloudness name=m", y, RATE, read_props=[("m", "integrated")])
+    assert not res.errors and res.eos and np.array_equal(res.y, y)
+    assert any("64 channels" in w[2] for w in res.warnings), res.warning_text()
+    assert res.props[("m", "integrated")] == float("-inf")
+
+
+def test_loudnorm_target_changes_while_playing():
+    """target-lufs is controllable: set from -30 to -20 LUFS after 8 s of a steady programme,
+    the last 8 s of output read -20 +- 1 LUFS (numpy reference), the first 8 s -30 +- 1."""
+    from conftest import set_on_buffer
+    x = sine(-40.0, 24.0, freq=500.0)
+    n = 240  # buffers of 100 ms
+    res = run_pipeline("fxloudnorm name=fx target-lufs=-30 max-true-peak=0", x.astype(np.float32),
+                       RATE, split=[RATE // 10] * n, configure=set_on_buffer(n // 2 + 1, "target-lufs",
+                                                                           -20.0))
+    assert not res.errors and res.eos
+    y = res.y[res.y.shape[0] - x.shape[0]:].astype(np.float64)
+    assert abs(bs1770_integrated(y[2 * RATE:10 * RATE]) + 30.0) <= 1.0
+    assert abs(bs1770_integrated(y[-8 * RATE:]) + 20.0) <= 1.0
+
+
+def test_loudnorm_over_64_channels_limits_only():
+    """65 channels (beyond libebur128): a warning, unity gain, the true-peak limiter still holds
+    the ceiling, and the latency is only the limiter's."""
+    x = np.zeros((RATE, 65))
+    x[:, :] = 0.9 * np.sin(2 * np.pi * 100 * np.arange(RATE) / RATE)[:, None]
+    res, lat = loudnorm(x, "max-true-peak=-6")
+    assert any("64 channels" in w[2] for w in res.warnings), res.warning_text()
+    la = res.y.shape[0] - x.shape[0]
+    assert la < RATE // 50
+    y = res.y[la:].astype(np.float64)
+    assert np.abs(y).max() <= 10 ** (-6 / 20) * 1.01
+    assert np.abs(y[RATE // 2:]).max() >= 10 ** (-6 / 20) * 0.97  # limited, not muted
