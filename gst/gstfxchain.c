@@ -77,6 +77,7 @@
 #include "gstfxchainparse.h"
 
 #include "gstfxcommon.h"
+#include "gstfxformat.h"
 #include "gstfxfused.h"
 #include "gstfxgain.h"
 #include "gstfxiir.h"
@@ -106,6 +107,8 @@ enum {
   PROP_WARM_UP,
 };
 G_STATIC_ASSERT(PROP_WARM_UP == PROP_DEVICE + GST_FX_COMMON_PROP_WARM_UP);
+/* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp, forwarded to the out converter */
+#define PROP_FORMAT 64
 
 /* A plan stage: one element of the data path, as the fusion planner cut the children (one
  * fx_plan_stage_t of dsp/plan.h). */
@@ -119,6 +122,11 @@ struct _GstFxChain {
   GstBin parent;
 
   GstPad *sinkpad, *srcpad; /* our own ghost pads (transfer none) */
+
+  /* The format converters at the edges of the data path (refs; in the bin while wired): an
+   * integer stream is converted to float once on the way in and requantised once on the way out,
+   * so the stages in between (fused cascades, lone elements) all run on floats. */
+  GstElement *conv_in, *conv_out;
 
   /* Settings, object lock. */
   gchar *chain;
@@ -147,10 +155,10 @@ struct _GstFxChain {
 G_DEFINE_TYPE(GstFxChain, gst_fx_chain, GST_TYPE_BIN)
 GST_ELEMENT_REGISTER_DEFINE(fxchain, "fxchain", GST_RANK_NONE, GST_TYPE_FX_CHAIN);
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_FX_AUDIO_CAPS));
 static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_FX_AUDIO_CAPS));
 
 static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GValue *value,
                                       GParamSpec *pspec);
@@ -198,6 +206,7 @@ static void gst_fx_chain_class_init(GstFxChainClass *klass)
                           "sections and backend",
                           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_fx_install_common_properties(gobject_class, PROP_DEVICE);
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -234,6 +243,9 @@ static void gst_fx_chain_init(GstFxChain *self)
 
   self->fuse = DEFAULT_FUSE;
   gst_fx_common_settings_init(&self->common);
+  self->conv_in = gst_object_ref_sink(gst_fx_requant_new("fxchain-format-in", TRUE));
+  self->conv_out = gst_object_ref_sink(gst_fx_requant_new("fxchain-format-out", FALSE));
+  gst_fx_requant_set_partner(GST_FX_REQUANT(self->conv_out), GST_FX_REQUANT(self->conv_in));
 
   g_rec_mutex_init(&self->wire_lock);
   self->order = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -253,6 +265,8 @@ static void gst_fx_chain_dispose(GObject *object)
   g_rec_mutex_unlock(&self->wire_lock);
 
   G_OBJECT_CLASS(gst_fx_chain_parent_class)->dispose(object);
+  g_clear_object(&self->conv_in);
+  g_clear_object(&self->conv_out);
 }
 
 static void gst_fx_chain_finalize(GObject *object)
@@ -417,7 +431,8 @@ fail:
   return FALSE;
 }
 
-/* The bin's children other than its fused stages (refs): the chain's children. */
+/* The bin's children other than its fused stages and format converters (refs): the chain's
+ * children. */
 static GPtrArray *chain_children(GstFxChain *self)
 {
   GPtrArray *a = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -425,7 +440,7 @@ static GPtrArray *chain_children(GstFxChain *self)
 
   GST_OBJECT_LOCK(self);
   for (l = GST_BIN_CHILDREN(self); l; l = l->next)
-    if (!GST_IS_FX_FUSED(l->data))
+    if (!GST_IS_FX_FUSED(l->data) && !GST_IS_FX_REQUANT(l->data))
       g_ptr_array_add(a, gst_object_ref(l->data));
   GST_OBJECT_UNLOCK(self);
   /* children are prepended: reverse into the order they were added */
@@ -767,6 +782,13 @@ static void unwire(GstFxChain *self)
     }
   }
   g_ptr_array_set_size(self->plan_stages, 0);
+  for (guint i = 0; i < 2; i++) {
+    GstElement *conv = i == 0 ? self->conv_in : self->conv_out;
+    if (conv && GST_OBJECT_PARENT(conv) == GST_OBJECT(self)) {
+      gst_element_set_state(conv, GST_STATE_NULL);
+      gst_bin_remove(GST_BIN(self), conv);
+    }
+  }
 
   for (guint i = 0; i < self->order->len; i++) {
     GstElement *e = g_ptr_array_index(self->order, i);
@@ -864,15 +886,25 @@ static gboolean wire(GstFxChain *self)
     }
   }
 
+  /* The format converters around the stages (see conv_in). */
+  if (!gst_bin_add(GST_BIN(self), self->conv_in) || !gst_bin_add(GST_BIN(self), self->conv_out) ||
+      !link_elements(self->conv_in, ((PlanStage *) g_ptr_array_index(stages, 0))->element,
+                     self->links) ||
+      !link_elements(((PlanStage *) g_ptr_array_index(stages, stages->len - 1))->element,
+                     self->conv_out, self->links)) {
+    set_error(self, g_strdup("cannot put the format converters around fxchain's stages (a "
+                             "child named fxchain-format-in or fxchain-format-out?)"));
+    return FALSE;
+  }
+
   ghost = pick_ghost(self, GST_PAD_SINK);
-  target = element_pad(((PlanStage *) g_ptr_array_index(stages, 0))->element, GST_PAD_SINK);
+  target = element_pad(self->conv_in, GST_PAD_SINK);
   ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
   g_clear_object(&target);
   gst_object_unref(ghost);
   if (ok) {
     ghost = pick_ghost(self, GST_PAD_SRC);
-    target = element_pad(((PlanStage *) g_ptr_array_index(stages, stages->len - 1))->element,
-                         GST_PAD_SRC);
+    target = element_pad(self->conv_out, GST_PAD_SRC);
     ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
     if (ok)
       stats_install(self, ghost);
@@ -1246,7 +1278,9 @@ static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GVal
   GstFxChain *self = GST_FX_CHAIN(object);
   GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, PROP_DEVICE);
 
-  if (which != GST_FX_COMMON_PROP_COUNT)
+  if (prop_id >= PROP_FORMAT && prop_id < PROP_FORMAT + GST_FX_FORMAT_PROP_COUNT)
+    g_object_set_property(G_OBJECT(self->conv_out), pspec->name, value);
+  else if (which != GST_FX_COMMON_PROP_COUNT)
     set_common(self, which, value);
   else if (prop_id == PROP_CHAIN || prop_id == PROP_FUSE)
     change_structure(self, prop_id == PROP_CHAIN, value);
@@ -1262,6 +1296,10 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
   if (gst_fx_common_settings_get_locked(GST_OBJECT(self), &self->common, prop_id, PROP_DEVICE,
                                         value))
     return;
+  if (prop_id >= PROP_FORMAT && prop_id < PROP_FORMAT + GST_FX_FORMAT_PROP_COUNT) {
+    g_object_get_property(G_OBJECT(self->conv_out), pspec->name, value);
+    return;
+  }
   switch (prop_id) {
   case PROP_CHAIN:
     GST_OBJECT_LOCK(self);
