@@ -46,15 +46,13 @@ void gst_fx_install_format_properties(GObjectClass *klass, guint first_prop_id)
       g_param_spec_enum("dither", "Dither",
                         "Dither added before rounding when the stream is S16LE or S32LE (float "
                         "streams are never dithered); none keeps an unchanged signal bit-exact",
-                        GST_TYPE_FX_DITHER, DEFAULT_DITHER,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+                        GST_TYPE_FX_DITHER, DEFAULT_DITHER, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       klass, first_prop_id + GST_FX_FORMAT_PROP_DITHER_SEED,
       g_param_spec_uint("dither-seed", "Dither seed",
                         "Seed of the dither's pseudo-random generator: the same seed and input "
                         "give the same output (restarts at every new stream)",
-                        0, G_MAXUINT, DEFAULT_DITHER_SEED,
-                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+                        0, G_MAXUINT, DEFAULT_DITHER_SEED, GST_FX_DSP_PARAM_FLAGS));
   g_object_class_install_property(
       klass, first_prop_id + GST_FX_FORMAT_PROP_CLIPPED,
       g_param_spec_uint64("clipped", "Clipped",
@@ -225,8 +223,11 @@ gboolean gst_fx_quant_set_property(GObject *owner, GstFxQuant *q, guint prop_id,
     q->dither = g_value_get_enum(value);
     break;
   case GST_FX_FORMAT_PROP_DITHER_SEED:
-    q->seed = g_value_get_uint(value);
-    q->reseed = TRUE;
+    /* a controller sets it before every buffer: only a new value restarts the generator */
+    if (q->seed != g_value_get_uint(value)) {
+      q->seed = g_value_get_uint(value);
+      q->reseed = TRUE;
+    }
     break;
   default:
     break;
