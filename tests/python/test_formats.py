@@ -225,3 +225,44 @@ def test_float_source_negotiates_f32(fx, desc):
     caps = p.get_by_name("sink").get_static_pad("sink").get_current_caps()
     p.set_state(Gst.State.NULL)
     assert caps.get_structure(0).get_string("format") == "F32LE", caps.to_string()
+
+
+def test_fxchain_follows_a_format_change(fx):
+    """A stream that changes format mid-way (S16, then F32, then S16 again): fxchain links its
+    converters in for the integer parts and takes them out for the float part; each part comes out
+    in its own format, the integer parts as one rounding of the float chain's output."""
+    desc = "fxchain name=fx chain=\"fxgain gain=-7.3 ! fxgain gain=5.1\""
+    p = Gst.parse_launch("appsrc name=src format=time ! %s ! appsink name=sink sync=false" % desc)
+    src, sink = p.get_by_name("src"), p.get_by_name("sink")
+    x = _int_input("S16LE", frames=1024)
+    xf = (x / 32768.0).astype(np.float32)
+    parts = [("S16LE", x), ("F32LE", xf), ("S16LE", x)]
+    p.set_state(Gst.State.PLAYING)
+    for fmt, data in parts:
+        src.set_property("caps", Gst.Caps.from_string(
+            "audio/x-raw,format=%s,layout=interleaved,rate=%d,channels=2,"
+            "channel-mask=(bitmask)0" % (fmt, RATE)))
+        for i in range(0, len(data), SPLIT):
+            assert src.emit("push-buffer", Gst.Buffer.new_wrapped(
+                np.ascontiguousarray(data[i:i + SPLIT]).tobytes())) == Gst.FlowReturn.OK
+    src.emit("end-of-stream")
+    got = []
+    while True:
+        s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        if s is None:
+            break
+        fmt = s.get_caps().get_structure(0).get_string("format")
+        b = s.get_buffer()
+        got.append((fmt, np.frombuffer(b.extract_dup(0, b.get_size()), DTYPE[fmt])))
+    m = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    assert m is None, m.parse_error()[0].message
+    fmts = [f for f, _ in got]
+    n = FRAMES // 2 // SPLIT
+    assert fmts == ["S16LE"] * n + ["F32LE"] * n + ["S16LE"] * n, fmts
+    yf = np.concatenate([a for f, a in got[n:2 * n]]).reshape(-1, 2)
+    g = np.float32(10 ** (-7.3 / 20)) * np.float32(10 ** (5.1 / 20))
+    assert np.allclose(yf, xf * g, rtol=1e-6, atol=0)
+    once, _ = reference(yf, "S16LE")
+    for part in (got[:n], got[2 * n:]):
+        assert np.array_equal(np.concatenate([a for f, a in part]).reshape(-1, 2), once)
