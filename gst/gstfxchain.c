@@ -788,10 +788,11 @@ static void unwire(GstFxChain *self)
     gst_pad_set_query_function(self->event_ghost, self->sink_query_orig);
     g_clear_object(&self->event_ghost);
   }
-  clear_ghost_targets(self);
+  /* the converters out first (it points the ghost pads back at the stages), then no targets */
   if (self->conv_linked)
     converter_links(self, FALSE);
   self->conv_linked = FALSE;
+  clear_ghost_targets(self);
   for (guint i = 0; i + 1 < self->links->len; i += 2)
     gst_pad_unlink(g_ptr_array_index(self->links, i), g_ptr_array_index(self->links, i + 1));
   g_ptr_array_set_size(self->links, 0);

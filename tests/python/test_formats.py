@@ -266,3 +266,33 @@ def test_fxchain_follows_a_format_change(fx):
     once, _ = reference(yf, "S16LE")
     for part in (got[:n], got[2 * n:]):
         assert np.array_equal(np.concatenate([a for f, a in part]).reshape(-1, 2), once)
+
+
+def test_fxchain_rewires_after_an_integer_stream(fx):
+    """One fxchain: an S16 run (converters linked in), back to NULL (unwired), then a float run
+    (wired again, converters out): the float run's output is the F32 chain's, and the S16 run's
+    its rounding."""
+    desc = "fxchain name=fx fuse=false chain=\"fxgain gain=-6 ! fxbutterworth cutoff=5000\""
+    p = Gst.parse_launch("appsrc name=src format=time ! %s ! appsink name=sink sync=false" % desc)
+    src, sink = p.get_by_name("src"), p.get_by_name("sink")
+    x = _int_input("S16LE", frames=1024)
+    xf = (x / 32768.0).astype(np.float32)
+    outs = []
+    for fmt, data in (("S16LE", x), ("F32LE", xf)):
+        src.set_property("caps", Gst.Caps.from_string(
+            "audio/x-raw,format=%s,layout=interleaved,rate=%d,channels=2,"
+            "channel-mask=(bitmask)0" % (fmt, RATE)))
+        assert p.set_state(Gst.State.PLAYING) != Gst.StateChangeReturn.FAILURE
+        assert src.emit("push-buffer", Gst.Buffer.new_wrapped(data.tobytes())) == \
+            Gst.FlowReturn.OK
+        src.emit("end-of-stream")
+        s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        assert s is not None
+        f = s.get_caps().get_structure(0).get_string("format")
+        b = s.get_buffer()
+        outs.append((f, np.frombuffer(b.extract_dup(0, b.get_size()), DTYPE[f]).reshape(-1, 2)))
+        m = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
+        assert m is None, m.parse_error()[0].message
+        p.set_state(Gst.State.NULL)
+    assert [f for f, _ in outs] == ["S16LE", "F32LE"]
+    assert np.array_equal(outs[0][1], reference(outs[1][1], "S16LE")[0])
