@@ -405,7 +405,7 @@ static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTi
   clip_warn = gst_fx_quant_end((GstObject *) self, &priv->quant, data, frames, ts);
   gst_fx_nonfinite_warn(GST_ELEMENT(self), gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0),
                         GST_STREAM_ERROR_FORMAT);
-  gst_fx_quant_warn(GST_ELEMENT(self), &priv->quant, clip_warn);
+  gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
 }
 
 static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)

@@ -113,7 +113,7 @@ static GstFlowReturn tail_drain(GstFxEffect *self)
     memset(map.data, 0, map.size);
     process(self, map.data, n, GST_CLOCK_TIME_NONE, &clip_warn);
     gst_buffer_unmap(buf, &map);
-    gst_fx_quant_warn(GST_ELEMENT(self), &priv->quant, clip_warn);
+    gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
     if (GST_CLOCK_TIME_IS_VALID(t->end_pts)) {
       GstClockTime a = t->end_pts + gst_util_uint64_scale_int(done, GST_SECOND, rate);
       GstClockTime b = t->end_pts + gst_util_uint64_scale_int(done + n, GST_SECOND, rate);
@@ -219,7 +219,7 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   frames = map.size / bpf;
   bad = process(self, map.data, frames, GST_BUFFER_PTS(buf), &clip_warn);
   gst_buffer_unmap(buf, &map);
-  gst_fx_quant_warn(GST_ELEMENT(self), &priv->quant, clip_warn);
+  gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
   tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&filter->info));
   gst_fx_nonfinite_warn(GST_ELEMENT(self),
                         gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0),

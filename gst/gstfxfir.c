@@ -747,7 +747,7 @@ static void drain(GstFxFir *self)
     }
   }
   g_mutex_unlock(&self->engine_lock);
-  gst_fx_quant_warn(GST_ELEMENT(self), &self->quant, clip_warn);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   if (buf) {
     GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
     GST_DEBUG_OBJECT(self, "pushed the %" G_GUINT64_FORMAT "-frame tail at EOS: %s", frames,
@@ -873,6 +873,6 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (latency_changed)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   gst_fx_nonfinite_warn(GST_ELEMENT(self), warn, GST_STREAM_ERROR_DECODE);
-  gst_fx_quant_warn(GST_ELEMENT(self), &self->quant, clip_warn);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   return GST_FLOW_OK;
 }

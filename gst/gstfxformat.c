@@ -137,7 +137,7 @@ gboolean gst_fx_quant_setup(GstObject *owner, GstFxQuant *q, const GstAudioInfo 
   return TRUE;
 }
 
-gpointer gst_fx_quant_begin(GstFxQuant *q, gpointer data, gsize frames)
+gpointer gst_fx_quant_to_float(GstFxQuant *q, gpointer data, gsize frames)
 {
   gsize n = frames * (gsize) q->channels;
 
@@ -151,12 +151,6 @@ gpointer gst_fx_quant_begin(GstFxQuant *q, gpointer data, gsize frames)
   else
     fx_quant_s32_to_f64(data, q->scratch, n);
   return q->scratch;
-}
-
-guint gst_fx_quant_end(GstObject *owner, GstFxQuant *q, gpointer data, gsize frames,
-                       GstClockTime ts)
-{
-  return gst_fx_quant_store(owner, q, q->scratch, data, frames, ts);
 }
 
 guint gst_fx_quant_store(GstObject *owner, GstFxQuant *q, gconstpointer floats, gpointer data,
@@ -190,7 +184,7 @@ guint gst_fx_quant_store(GstObject *owner, GstFxQuant *q, gconstpointer floats, 
   return gst_fx_nonfinite_check(&q->limit, ts, clipped > 0);
 }
 
-void gst_fx_quant_warn(GstElement *element, GstFxQuant *q, guint buffers)
+void gst_fx_quant_post_warning(GstElement *element, GstFxQuant *q, guint buffers)
 {
   gchar *text, *debug;
   guint64 total;

@@ -82,20 +82,33 @@ static inline gboolean gst_fx_quant_is_int(const GstFxQuant *q)
 /* Per buffer, before the DSP: @data holds @frames frames in the negotiated format. Returns what
  * the DSP processes in place: @data itself for a float format, else the scratch buffer holding
  * the samples as floats (NULL when it cannot grow: out of memory). */
-gpointer gst_fx_quant_begin(GstFxQuant *q, gpointer data, gsize frames);
+gpointer gst_fx_quant_to_float(GstFxQuant *q, gpointer data, gsize frames);
+static inline gpointer gst_fx_quant_begin(GstFxQuant *q, gpointer data, gsize frames)
+{
+  /* inline: a float stream pays one test per buffer */
+  return gst_fx_quant_is_int(q) ? gst_fx_quant_to_float(q, data, frames) : data;
+}
 /* Per buffer, after the DSP: requantises the scratch buffer into @data (integer formats; nothing
  * for float formats) and counts the clipped samples. Returns the number of buffers to report in a
  * clipping warning now (0 mostly; see gst_fx_quant_warn()). @owner: its object lock is taken for
  * the settings. */
-guint gst_fx_quant_end(GstObject *owner, GstFxQuant *q, gpointer data, gsize frames,
-                       GstClockTime ts);
-/* As gst_fx_quant_end(), from the floats at @floats (the work format) instead of the scratch
- * buffer into the integer samples at @out. */
 guint gst_fx_quant_store(GstObject *owner, GstFxQuant *q, gconstpointer floats, gpointer out,
                          gsize frames, GstClockTime ts);
+static inline guint gst_fx_quant_end(GstObject *owner, GstFxQuant *q, gpointer data, gsize frames,
+                                     GstClockTime ts)
+{
+  return gst_fx_quant_is_int(q) ? gst_fx_quant_store(owner, q, q->scratch, data, frames, ts) : 0;
+}
+/* gst_fx_quant_store(): as gst_fx_quant_end(), from the floats at @floats (the work format)
+ * instead of the scratch buffer into the integer samples at @out (declared above). */
 /* Posts the rate-limited warning "output clipped" when @buffers (from gst_fx_quant_end()) is not
  * 0. Call it without the element's stream locks held. */
-void gst_fx_quant_warn(GstElement *element, GstFxQuant *q, guint buffers);
+void gst_fx_quant_post_warning(GstElement *element, GstFxQuant *q, guint buffers);
+static inline void gst_fx_quant_warn(GstElement *element, GstFxQuant *q, guint buffers)
+{
+  if (G_UNLIKELY(buffers != 0))
+    gst_fx_quant_post_warning(element, q, buffers);
+}
 
 /* Property helpers for an owner whose format properties start at @first_prop_id: TRUE when
  * @prop_id was one of them (handled). */

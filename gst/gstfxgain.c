@@ -302,7 +302,7 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
     return GST_FLOW_ERROR;
   }
   gst_buffer_unmap(buf, &map);
-  gst_fx_quant_warn(GST_ELEMENT(self), &self->quant, clip_warn);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   gst_fx_nonfinite_warn(GST_ELEMENT(self),
                         gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad > 0),
                         GST_STREAM_ERROR_FORMAT);

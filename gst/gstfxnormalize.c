@@ -254,7 +254,7 @@ static GstBuffer *requantise(GstFxNormalize *self, GstBuffer *buf, gsize bpf)
       gst_buffer_copy_into(out, buf, GST_BUFFER_COPY_METADATA, 0, -1);
       gst_buffer_unmap(buf, &im);
       gst_buffer_unref(buf);
-      gst_fx_quant_warn(GST_ELEMENT(self), &self->quant, warn);
+      gst_fx_quant_warn((GstElement *) self, &self->quant, warn);
       return out;
     }
     gst_buffer_unmap(buf, &im);
