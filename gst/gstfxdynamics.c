@@ -394,7 +394,7 @@ static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTi
   size_t bad;
   guint clip_warn;
 
-  if (!work) {
+  if (!work && frames > 0) { /* (an empty buffer maps to NULL) */
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
     return;
   }

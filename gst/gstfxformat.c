@@ -41,6 +41,7 @@ GType gst_fx_dither_get_type(void)
 
 void gst_fx_install_format_properties(GObjectClass *klass, guint first_prop_id)
 {
+  gst_type_mark_as_plugin_api(GST_TYPE_FX_DITHER, 0);
   g_object_class_install_property(
       klass, first_prop_id + GST_FX_FORMAT_PROP_DITHER,
       g_param_spec_enum("dither", "Dither",

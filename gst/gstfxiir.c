@@ -634,7 +634,7 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   frames = map.size / bpf;
   /* an integer buffer is processed as floats in the scratch buffer */
   data = gst_fx_quant_begin(&priv->quant, map.data, frames);
-  if (!data) {
+  if (!data && frames > 0) { /* (an empty buffer maps to NULL) */
     gst_buffer_unmap(buf, &map);
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
     return GST_FLOW_ERROR;

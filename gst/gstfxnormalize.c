@@ -182,6 +182,14 @@ static void gst_fx_normalize_finalize(GObject *object)
   G_OBJECT_CLASS(gst_fx_normalize_parent_class)->finalize(object);
 }
 
+static gboolean gst_fx_normalize_start(GstBaseTransform *trans)
+{
+  GST_OBJECT_LOCK(trans);
+  GST_FX_NORMALIZE(trans)->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(trans);
+  return TRUE;
+}
+
 static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
 {
   GstFxNormalize *self = GST_FX_NORMALIZE(trans);
@@ -646,6 +654,7 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
 
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_normalize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_normalize_stop);
   trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_fx_normalize_submit_input_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_fx_normalize_generate_output);

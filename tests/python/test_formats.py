@@ -296,3 +296,24 @@ def test_fxchain_rewires_after_an_integer_stream(fx):
         p.set_state(Gst.State.NULL)
     assert [f for f, _ in outs] == ["S16LE", "F32LE"]
     assert np.array_equal(outs[0][1], reference(outs[1][1], "S16LE")[0])
+
+
+@pytest.mark.parametrize("desc", ELEMENTS)
+def test_empty_and_one_frame_integer_buffers(fx, desc):
+    """Empty and 1-frame S16 buffers go through without an error (the scratch buffer handles any
+    length)."""
+    name_desc = desc.replace(" ", " name=fx ", 1) if " " in desc else desc + " name=fx"
+    p = Gst.parse_launch(
+        "appsrc name=src format=time caps=audio/x-raw,format=S16LE,layout=interleaved,rate=%d,"
+        "channels=2,channel-mask=(bitmask)0 ! %s ! fakesink" % (RATE, name_desc))
+    src = p.get_by_name("src")
+    p.set_state(Gst.State.PLAYING)
+    x = _int_input("S16LE", frames=8)
+    for n in (0, 1, 0, 3, 1, 0):
+        buf = Gst.Buffer.new_wrapped(x[:n].tobytes()) if n else Gst.Buffer.new()
+        assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
+    src.emit("end-of-stream")
+    m = p.get_bus().timed_pop_filtered(10 * Gst.SECOND,
+                                       Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    assert m is not None and m.type == Gst.MessageType.EOS, desc
