@@ -151,10 +151,13 @@ static gboolean stage_is_per_channel(GstElement *e)
 {
   GstElementFactory *factory = gst_element_get_factory(e);
   GType iir = g_type_from_name("GstFxIir");
+  GType requant = g_type_from_name("GstFxRequant");
   const char *name;
 
   if (iir != 0 && g_type_is_a(G_OBJECT_TYPE(e), iir))
     return TRUE;
+  if (requant != 0 && g_type_is_a(G_OBJECT_TYPE(e), requant))
+    return TRUE; /* fxchain's format converters: sample by sample */
   if (factory == NULL)
     return FALSE; /* unknown (fxchain's internal fused stages are GstFxIir subclasses) */
   name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));

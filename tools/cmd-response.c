@@ -59,7 +59,8 @@ static const char *output_kind(const char *path)
   return NULL;
 }
 
-/* The children of a wired fxchain in chain order (element refs). */
+/* The children of a wired fxchain in chain order (element refs), without its format
+ * converters. */
 static GPtrArray *chain_children(GstElement *fxchain)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -74,11 +75,14 @@ static GPtrArray *chain_children(GstElement *fxchain)
     pad = NULL;
     if (e == NULL || out->len > 1024)
       break;
-    g_ptr_array_add(out, e);
+    /* fxchain's format converters (S16/S32 <-> float at its edges) are not stages */
+    if (g_strcmp0(G_OBJECT_TYPE_NAME(e), "GstFxRequant") != 0)
+      g_ptr_array_add(out, gst_object_ref(e));
     src = gst_element_get_static_pad(e, "src");
     peer = src != NULL ? gst_pad_get_peer(src) : NULL;
     if (src != NULL)
       gst_object_unref(src);
+    gst_object_unref(e);
     pad = peer; /* the ghost src pad's proxy has no parent element: the walk ends */
   }
   if (ghost != NULL)
