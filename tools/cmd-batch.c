@@ -1120,8 +1120,9 @@ static gchar *output_path(const char *dir, const char *path, const char *rel, co
  * default: what the decoders read, fx_media_input_extensions()), at the top of each directory,
  * or in its whole tree with -r, where they keep their path below it in DIR. Names starting with
  * '.' are skipped (hidden files, and the temporaries of outputs being written); so are -o DIR
- * itself when it lies inside an input tree (its outputs are never taken as inputs), and a
- * directory already walked (a symbolic link back up the tree). A directory that cannot be read
+ * itself when it lies inside an input tree (its outputs are never taken as inputs), symbolic
+ * links to directories (links to files are taken) and a directory already walked (a bind mount
+ * of its own tree). A directory that cannot be read
  * is reported and counts as a failure; the others are still processed. */
 typedef struct {
   GPtrArray *list;     /* the inputs (paths owned by `owned` or argv) */
@@ -1179,7 +1180,9 @@ static void walk_dir(Walk *w, const char *dir, const char *rel, gboolean top)
     gchar *path = g_build_filename(dir, n, NULL);
     gchar *sub = rel != NULL ? g_build_filename(rel, n, NULL) : g_strdup(n);
     if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-      if (w->recursive)
+      /* a symbolic link to a directory is not followed (as find and rsync do by default): the
+       * tree is mirrored as it is stored, and a link back up the tree cannot loop */
+      if (w->recursive && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
         walk_dir(w, path, sub, FALSE);
       g_free(path);
       g_free(sub);
