@@ -136,8 +136,8 @@ static void format_time(char *out, size_t size, double seconds)
     g_snprintf(out, size, "%02ld:%02ld", s / 60, s % 60);
 }
 
-/* `label` cut to `width` bytes by dropping its middle ("long/pa...name.wav"): the start of a path
- * and the file's name both stay readable. */
+/* `label` cut to `width` bytes by dropping its middle ("/data...file-name.wav"): the start of a
+ * path and, given two thirds of the room, the end of the file's name stay readable. */
 static gchar *middle_truncate(const char *label, int width)
 {
   int len = (int) strlen(label);
@@ -146,7 +146,7 @@ static gchar *middle_truncate(const char *label, int width)
     return g_strdup(label);
   if (width < 5)
     return g_strndup(label, (gsize) MAX(width, 0));
-  int tail = (width - 3) / 2, head = width - 3 - tail;
+  int head = (width - 3) / 3, tail = width - 3 - head;
   return g_strdup_printf("%.*s...%s", head, label, label + len - tail);
 }
 
