@@ -325,6 +325,11 @@ int fx_cmd_process(int argc, char **argv)
                             a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
+  if (g_str_equal(a.args[1], "-") && isatty(STDOUT_FILENO)) {
+    status = fx_tool_usage_error(ctx, "OUT \"-\" is standard output, which is a terminal: "
+                                      "redirect it to a file or a pipe");
+    goto out;
+  }
   /* by device and inode: OUT may be IN through a symbolic or a hard link, or a different path
    * ("-" is a stream, never a file of the other side) */
   gchar *cin = g_canonicalize_filename(a.args[0], NULL);

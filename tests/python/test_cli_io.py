@@ -309,3 +309,16 @@ def test_progress_fits_a_50_column_terminal(tmp_path):
     assert len(line) <= 49 and "100%" in line and line.startswith("["), line
     # the file name is cut in its middle: its start and its end stay, and the line uses the width
     assert "..." in line and line.endswith("-name.wav") and len(line) >= 45, line
+
+
+def test_binary_output_to_a_terminal_is_refused(wav):
+    import pty
+    src, _ = wav
+    master, slave = pty.openpty()
+    p = subprocess.run([gst_fx_path(), "process", "--chain", "fxgain", str(src), "-"],
+                       stdout=slave, stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(slave)
+    os.close(master)
+    assert p.returncode == 2, p.stderr
+    err = p.stderr.splitlines()
+    assert len(err) == 2 and "terminal" in err[0], err
