@@ -40,11 +40,10 @@ static gboolean write_empty(GstAppSink *sink, FxWriter *w, const GstAudioInfo *i
  * temporary is); returns its name (g_free, fx_tool_temp_discard()), NULL with *error. */
 static gchar *spool_stdin(GError **error)
 {
-  gchar *base = g_build_filename(g_get_tmp_dir(), "gst-fx-stdin", NULL), *temp = NULL;
-  int fd = fx_tool_temp_create(base, &temp, error), err = 0;
+  gchar *temp = NULL;
+  int fd = fx_tool_spool_create("stdin", &temp, error), err = 0;
   char buf[65536];
 
-  g_free(base);
   if (fd < 0)
     return NULL;
   for (;;) {

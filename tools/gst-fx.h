@@ -145,6 +145,11 @@ gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error);
 gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error);
 void fx_tool_temp_discard(const char *temp);
+/* A private temporary file (mode 0600) ".gst-fx-WHAT-XXXXXX" in the temporary directory ($TMPDIR,
+ * else /tmp), removed on the same signals: the copy of standard input, or standard output's
+ * content until it is complete. Returns its descriptor, *temp its name (remove it with
+ * fx_tool_temp_discard()); -1 with *error on failure. */
+int fx_tool_spool_create(const char *what, gchar **temp, GError **error);
 /* Writes `size` bytes to `path` through a temporary as above. */
 gboolean fx_tool_write_file(const char *path, const void *data, gsize size, GError **error);
 

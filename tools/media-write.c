@@ -121,9 +121,7 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
       return FALSE;
     }
     if (w->fd < 0 && w->to_stdout) {
-      gchar *spool = g_build_filename(g_get_tmp_dir(), "gst-fx-stdout", NULL);
-      w->fd = fx_tool_temp_create(spool, &w->temp, error);
-      g_free(spool);
+      w->fd = fx_tool_spool_create("stdout", &w->temp, error);
       if (w->fd < 0)
         return FALSE;
     } else if (w->fd < 0) {

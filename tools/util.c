@@ -558,15 +558,16 @@ static gchar *temp_destination(const char *path)
   return dest;
 }
 
+static GOnce temp_once = G_ONCE_INIT;
+
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
 {
-  static GOnce once = G_ONCE_INIT;
   gchar *dest = temp_destination(path);
   gchar *dir = g_path_get_dirname(dest), *base = g_path_get_basename(dest), *name;
   int fd, err;
 
   g_free(dest);
-  g_once(&once, temp_init, NULL);
+  g_once(&temp_once, temp_init, NULL);
   /* hidden, in OUT's directory (the same file system, so that the rename is atomic); a long
    * name is cut so that the suffix fits in a file name */
   if (strlen(base) > 200)
@@ -585,6 +586,29 @@ int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
   if (fd < 0) {
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
                 g_strerror(err));
+    g_clear_pointer(temp, g_free);
+  }
+  return fd;
+}
+
+int fx_tool_spool_create(const char *what, gchar **temp, GError **error)
+{
+  gchar *name = g_strdup_printf(".gst-fx-%s-XXXXXX", what);
+  int fd, err;
+
+  g_once(&temp_once, temp_init, NULL);
+  /* no link is followed here: the name is made by mkstemp in the temporary directory itself */
+  *temp = g_build_filename(g_get_tmp_dir(), name, NULL);
+  g_free(name);
+  g_mutex_lock(&temp_lock);
+  fd = g_mkstemp_full(*temp, O_RDWR | O_CLOEXEC, 0600);
+  err = errno;
+  if (fd >= 0)
+    g_hash_table_add(temp_paths, g_strdup(*temp));
+  g_mutex_unlock(&temp_lock);
+  if (fd < 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+                "cannot create a temporary file in %s: %s", g_get_tmp_dir(), g_strerror(err));
     g_clear_pointer(temp, g_free);
   }
   return fd;
@@ -772,7 +796,8 @@ int fx_tool_chain_from_file(GOptionContext *ctx, gchar **chain, const char *file
 
 /* The line of the chain file an error message is about, 0 when none: the element it numbers
  * ("(element N of the chain)", fxchain's words), else the first line holding one of its words
- * written as PROPERTY=VALUE or in quotes, else the only element's. */
+ * written as PROPERTY=VALUE or in quotes (an error that cites neither, such as a file's, is not
+ * the chain's). */
 static guint chain_error_line(const char *message)
 {
   const GArray *el = chain_source.element_lines;
@@ -802,8 +827,6 @@ static guint chain_error_line(const char *message)
       }
   }
   g_strfreev(words);
-  if (found == 0 && el->len == 1)
-    found = g_array_index(el, guint, 0);
   return found;
 }
 

@@ -322,3 +322,26 @@ def test_binary_output_to_a_terminal_is_refused(wav):
     assert p.returncode == 2, p.stderr
     err = p.stderr.splitlines()
     assert len(err) == 2 and "terminal" in err[0], err
+
+
+def test_signal_while_reading_stdin_removes_the_copy(wav, tmp_path):
+    """gst-fx waits for the end of standard input; SIGTERM meanwhile removes its copy of it."""
+    import signal
+    import time
+    src, _ = wav
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([gst_fx_path(), "process", "--chain", "fxgain", "-",
+                          str(tmp_path / "o.wav")], stdin=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(tmp)))
+    p.stdin.write(src.read_bytes()[:1000])  # the start of a file, and the pipe stays open
+    p.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not os.listdir(tmp) and time.monotonic() < deadline:  # the copy appears
+        time.sleep(0.02)
+    assert os.listdir(tmp), "no copy of standard input in TMPDIR"
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=60)
+    p.stdin.close()
+    assert p.returncode == -signal.SIGTERM, (p.returncode, p.stderr.read())
+    assert os.listdir(tmp) == [] and not (tmp_path / "o.wav").exists()
