@@ -18,22 +18,22 @@ typedef struct {
 } FxCommandEntry;
 
 static const FxCommandEntry commands[] = {
-    {{"process", "Decode a file, run it through a chain, encode it by OUT's extension",
+    {{"process", "Decode a file or a pipe, run it through a chain, encode it by OUT's extension",
       fx_cmd_process},
      "process --chain DESC|--chain-file FILE [--type T] [--device D] [--precision P]\n"
      "       [--format F32LE|F64LE] [--rate R] [--quiet] IN|- OUT|-"},
     {{"batch", "Many files through one fused plan, stacked on the channel axis", fx_cmd_batch},
-     "batch --chain DESC|--chain-file FILE -o DIR [-r] [--input-ext LIST] [--shard K/N]\n"
-     "       [--files-from LIST] [--rate R] [--memory MIB] [--jobs N] [--ext EXT] [--device D]\n"
-     "       [--precision P] [--format F32LE|F64LE] [--quiet] FILE|DIR..."},
+     "batch --chain DESC|--chain-file FILE -o DIR [--recursive] [--input-ext LIST]\n"
+     "       [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB] [--jobs N] [--ext EXT]\n"
+     "       [--device D] [--precision P] [--format F32LE|F64LE] [--quiet] FILE|DIR..."},
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
-     "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv [--points N]\n"
-     "       [--min-frequency F] [--max-frequency F] [--title TEXT]"},
+     "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv\n"
+     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]"},
     {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
-     "plan --chain DESC|--chain-file FILE [--rate R] [--channels C] [--format F32LE|F64LE] "
-     "[--frames F]\n"
-     "       [--fuse|--no-fuse] [--device auto|cpu|cuda] [--precision auto|single|double]"},
+     "plan --chain DESC|--chain-file FILE [--rate R] [--channels C] [--format F32LE|F64LE]\n"
+     "       [--frames F] [--fuse|--no-fuse] [--device auto|cpu|cuda]\n"
+     "       [--precision auto|single|double]"},
     {{"count-dispatches", "Fused vs unfused: native calls and CUDA launches per buffer",
       fx_cmd_count_dispatches},
      "count-dispatches [--depths 2,5,10,20] [--device auto|cpu|cuda] [--buffers N]\n"

@@ -416,10 +416,11 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
 # ------------------------------------------------------------------------------------------------
 # errors, usage, help
 
-PROCESS_OPTIONS = ("--chain", "--device", "--precision", "--format", "--rate", "--quiet",
-                   "--help")
-BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--files-from", "--rate", "--memory", "--jobs", "--ext",
-                 "--device", "--precision", "--format", "--quiet", "--help")
+PROCESS_OPTIONS = ("--chain", "--chain-file", "--type", "--device", "--precision", "--format",
+                   "--rate", "--quiet", "--help")
+BATCH_OPTIONS = ("--chain", "--chain-file", "--output-dir", "--recursive", "--input-ext", "--shard",
+                 "--files-from", "--rate", "--memory", "--jobs", "--ext", "--device", "--precision",
+                 "--format", "--quiet", "--help")
 
 
 @pytest.mark.parametrize("command,options", [("process", PROCESS_OPTIONS),
