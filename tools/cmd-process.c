@@ -324,6 +324,11 @@ int fx_cmd_process(int argc, char **argv)
                             a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
+  if (g_str_equal(a.args[0], "-") && isatty(STDIN_FILENO)) {
+    status = fx_tool_usage_error(ctx, "IN \"-\" is standard input, which is a terminal: "
+                                      "pipe or redirect a file into it");
+    goto out;
+  }
   if (g_str_equal(a.args[1], "-") && isatty(STDOUT_FILENO)) {
     status = fx_tool_usage_error(ctx, "OUT \"-\" is standard output, which is a terminal: "
                                       "redirect it to a file or a pipe");

@@ -311,17 +311,20 @@ def test_progress_fits_a_50_column_terminal(tmp_path):
     assert "..." in line and line.endswith("-name.wav") and len(line) >= 45, line
 
 
-def test_binary_output_to_a_terminal_is_refused(wav):
+def test_audio_from_or_to_a_terminal_is_refused(wav, tmp_path):
+    """Binary audio on a terminal, or waiting for it to be typed, is never what was meant."""
     import pty
     src, _ = wav
-    master, slave = pty.openpty()
-    p = subprocess.run([gst_fx_path(), "process", "--chain", "fxgain", str(src), "-"],
-                       stdout=slave, stderr=subprocess.PIPE, text=True, timeout=60)
-    os.close(slave)
-    os.close(master)
-    assert p.returncode == 2, p.stderr
-    err = p.stderr.splitlines()
-    assert len(err) == 2 and "terminal" in err[0], err
+    for side, args in (("stdout", [str(src), "-"]), ("stdin", ["-", str(tmp_path / "o.wav")])):
+        master, slave = pty.openpty()
+        p = subprocess.run([gst_fx_path(), "process", "--chain", "fxgain", *args],
+                           stderr=subprocess.PIPE, text=True, timeout=60, **{side: slave})
+        os.close(slave)
+        os.close(master)
+        assert p.returncode == 2, (side, p.stderr)
+        err = p.stderr.splitlines()
+        assert len(err) == 2 and "terminal" in err[0], err
+    assert not (tmp_path / "o.wav").exists()
 
 
 def test_signal_while_reading_stdin_removes_the_copy(wav, tmp_path):
