@@ -1,20 +1,20 @@
 /* gst-fx batch — many files through one fused plan, stacked on the channel axis.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
- * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
- * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
- * while its group runs (uncompressed 16-bit PCM in the host's byte order with one positioned read
- * per chunk, media.h: fx_decoder_pread_pcm16()); anything else is decoded into memory first (and
- * scanned for NaN/Inf). Files are opened up to 2 per job plus FILES_AHEAD ahead of the one
- * consumed (fewer where the open-file limit is low); decoding into memory runs at most 2 files
- * per job ahead.
- * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
- * files as the open-file limit allows (each holds its output open while its group runs, a
- * streamed one its input too: plan_descriptors()). The channels of all files of a group are stacked
- * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
- * runs through ONE pipeline
+ * Inputs are files and directories (see "Input folders": a directory gives its files, with -r
+ * its whole tree, mirrored under DIR). The files (sorted by name, byte order; with --shard K/N
+ * only those whose 0-based index i has i % N == K-1) are opened on --jobs worker threads, each with
+ * a decoder (media.h: libsndfile, or a GStreamer pipeline for what libsndfile does not read).
+ * Integer PCM that libsndfile reads (16/24-bit wav, flac, aiff, ...) is streamed: the file stays
+ * open and is read chunk by chunk while its group runs (uncompressed 16-bit PCM in the host's byte
+ * order with one positioned read per chunk, media.h: fx_decoder_pread_pcm16()); anything else is
+ * decoded into memory first (and scanned for NaN/Inf). Files are opened up to 2 per job plus
+ * FILES_AHEAD ahead of the one consumed (fewer where the open-file limit is low); decoding into
+ * memory runs at most 2 files per job ahead. Files form groups of at most --memory MiB of decoded
+ * audio (streamed or not) and at most as many files as the open-file limit allows (each holds its
+ * output open while its group runs, a streamed one its input too: plan_descriptors()). The channels
+ * of all files of a group are stacked into one interleaved stream (channels = the sum of the files'
+ * channels, channel-mask 0), which runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
