@@ -20,6 +20,7 @@ FX_PACKAGES=(
   libsndfile1-dev
   clang libclang-rt-14-dev
   groff-base
+  tmux
 )
 
 # What scripts/deb.sh needs beside debian/control's Build-Depends (which it installs itself).

@@ -238,12 +238,13 @@ static gboolean write_png(const char *svg, int width, int height, const char *pa
 
 int fx_cmd_response(int argc, char **argv)
 {
-  gchar *chain = NULL, *output = NULL, *title = NULL;
+  gchar *chain = NULL, *chain_file = NULL, *output = NULL, *title = NULL;
   gint rate = 48000, points = 512;
   double fmin = 0.0, fmax = 0.0;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
        "The chain in gst-launch syntax (required); IIR elements, fxgain and volume", "DESC"},
+      FX_TOOL_CHAIN_FILE_ENTRY(chain_file),
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
        "Sample rate the filters are designed for "
        "(default 48000)",
@@ -279,6 +280,8 @@ int fx_cmd_response(int argc, char **argv)
            "names (name=… in the chain). Phase is unwrapped along frequency.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   status = fx_tool_parse_command_line(ctx, &argc, &argv);
+  if (status == FX_EXIT_OK)
+    status = fx_tool_chain_from_file(ctx, &chain, chain_file, FALSE);
   if (status != FX_EXIT_OK)
     goto out;
   if (chain == NULL || *g_strstrip(chain) == '\0') {
@@ -327,7 +330,7 @@ int fx_cmd_response(int argc, char **argv)
   run.frames = 64;
   pipeline = fx_tool_chain_pipeline(&run, &fxchain, &error);
   if (pipeline == NULL || !fx_tool_run_to_eos(pipeline, &warnings, &error)) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
+    fx_tool_print_error(error->message);
     status = FX_EXIT_FAILURE;
     goto out;
   }
@@ -414,6 +417,7 @@ out:
   g_clear_error(&error);
   g_option_context_free(ctx);
   g_free(chain);
+  g_free(chain_file);
   g_free(output);
   g_free(title);
   return status;
