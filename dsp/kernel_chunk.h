@@ -303,6 +303,27 @@ K_AI_CK int K_CK_FN(ck_shape)(const K_T *c)
   return c[1] == (K_T) 2 ? K_CK_BINP : c[1] == (K_T) -2 ? K_CK_BINM : K_CK_UNIT;
 }
 
+/* Gather (scatter 0) or scatter (1) with P and joint constant in each call, so that the
+ * transposes keep their rows in registers. */
+K_AI_CK void K_CK_FN(ck_move)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
+                              int joint, const int scatter)
+{
+#define K_CK_MOVE(PP, JJ)                                                                          \
+  do {                                                                                             \
+    if (scatter)                                                                                   \
+      K_CK_FN(ck_scatter)(buf, x, C, PP, nb, nv, JJ);                                              \
+    else                                                                                           \
+      K_CK_FN(ck_gather)(buf, x, C, PP, nb, nv, JJ);                                               \
+  } while (0)
+  if (joint && P == 2)
+    K_CK_MOVE(2, 1);
+  else if (joint)
+    K_CK_MOVE(1, 1);
+  else
+    K_CK_MOVE(1, 0);
+#undef K_CK_MOVE
+}
+
 /* The zero-state pass of one section over the block, nv (constant after inlining) independent
  * recurrences; with `corr`, each input sample first gets the previous section's correction
  * (fused here, so the block is read and written once per section); `shape` (constant after
@@ -373,13 +394,7 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
   _Alignas(64) K_T e1[K_CK_NB], e2[K_CK_NB], cl[2][2][K_CK_NB];
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P, nv = (nb + per - 1) / per;
-  /* P and joint constant in each call, so that the transposes keep their rows in registers */
-  if (joint && P == 2)
-    K_CK_FN(ck_gather)(buf, x, C, 2, nb, nv, 1);
-  else if (joint)
-    K_CK_FN(ck_gather)(buf, x, C, 1, nb, nv, 1);
-  else
-    K_CK_FN(ck_gather)(buf, x, C, 1, nb, nv, 0);
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 0);
   /* the block's frames that are the call's last two (history) */
   const size_t fend = f + (size_t) nb * K_CK_L;
   const int tailrec = hist && fend + 2 > frames;
@@ -472,12 +487,7 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
     }
   if (tailrec) /* the output */
     K_CK_FN(ck_block_hist)(hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0);
-  if (joint && P == 2)
-    K_CK_FN(ck_scatter)(buf, x, C, 2, nb, nv, 1);
-  else if (joint)
-    K_CK_FN(ck_scatter)(buf, x, C, 1, nb, nv, 1);
-  else
-    K_CK_FN(ck_scatter)(buf, x, C, 1, nb, nv, 0);
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 1);
 }
 
 /* The kernel (fx_kernel_chunk_*_fn; kernel.h). */

@@ -34,6 +34,11 @@
  * last stage. `plan` shows the result, one line per stage:
  * `0: cascade hp+lp: 6 sections, backend cpu-scalar-f64` or `1: opaque conv (audioconvert)`.
  *
+ * Sample formats: the pads take F32LE, F64LE, S32LE and S16LE. An S16 (S32) stream is converted
+ * to F32 (F64) once on the way in, every stage runs on floats, and the result is requantised once
+ * on the way out (rounding to nearest, `clipped`, `dither`: docs/formats.md), by two internal
+ * converters that are linked in only while the stream is an integer one.
+ *
  * The common properties (`device`, `precision`, `scan-threshold`, `cuda-graphs`) apply to every
  * stage: the fused stages always use the bin's values; an IIR child keeps its own values unless
  * the property has been set on the bin. `dispatches` and `launches` are totals over all stages;
@@ -77,6 +82,7 @@
 #include "gstfxchainparse.h"
 
 #include "gstfxcommon.h"
+#include "gstfxformat.h"
 #include "gstfxfused.h"
 #include "gstfxgain.h"
 #include "gstfxiir.h"
@@ -107,6 +113,8 @@ enum {
   PROP_WARM_UP,
 };
 G_STATIC_ASSERT(PROP_WARM_UP == PROP_DEVICE + GST_FX_COMMON_PROP_WARM_UP);
+/* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp, forwarded to the out converter */
+#define PROP_FORMAT 64
 
 /* A plan stage: one element of the data path, as the fusion planner cut the children (one
  * fx_plan_stage_t of dsp/plan.h). */
@@ -120,6 +128,19 @@ struct _GstFxChain {
   GstBin parent;
 
   GstPad *sinkpad, *srcpad; /* our own ghost pads (transfer none) */
+
+  /* The format converters at the edges of the data path (refs; in the bin while wired): an
+   * integer stream is converted to float once on the way in and requantised once on the way out,
+   * so the stages in between (fused cascades, lone elements) all run on floats. They are linked
+   * in only while the stream is S16 or S32 (conv_linked): a float stream goes from the ghost pads
+   * straight to the stages, without their per-buffer cost. The switch happens on the CAPS event
+   * at the sink ghost pad (event_ghost, whose event function is wrapped; sink_event_orig: the
+   * one it had). wire_lock. */
+  GstElement *conv_in, *conv_out;
+  gboolean conv_linked;
+  GstPad *event_ghost;
+  GstPadEventFunction sink_event_orig;
+  GstPadQueryFunction sink_query_orig; /* its query function, wrapped too (ghost_sink_query) */
 
   /* Settings, object lock. */
   gchar *chain;
@@ -149,10 +170,10 @@ G_DEFINE_TYPE_WITH_CODE(GstFxChain, gst_fx_chain, GST_TYPE_BIN,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_bin_interface_init))
 GST_ELEMENT_REGISTER_DEFINE(fxchain, "fxchain", GST_RANK_NONE, GST_TYPE_FX_CHAIN);
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_FX_AUDIO_CAPS));
 static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("audio/x-raw"));
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_FX_AUDIO_CAPS));
 
 static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GValue *value,
                                       GParamSpec *pspec);
@@ -163,6 +184,7 @@ static void gst_fx_chain_finalize(GObject *object);
 static GstStateChangeReturn gst_fx_chain_change_state(GstElement *element,
                                                       GstStateChange transition);
 static void stats_remove(GstFxChain *self);
+static gboolean converter_links(GstFxChain *self, gboolean on);
 
 static void gst_fx_chain_class_init(GstFxChainClass *klass)
 {
@@ -200,6 +222,7 @@ static void gst_fx_chain_class_init(GstFxChainClass *klass)
                           "sections and backend",
                           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_fx_install_common_properties(gobject_class, PROP_DEVICE);
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -236,6 +259,9 @@ static void gst_fx_chain_init(GstFxChain *self)
 
   self->fuse = DEFAULT_FUSE;
   gst_fx_common_settings_init(&self->common);
+  self->conv_in = gst_object_ref_sink(gst_fx_requant_new("fxchain-format-in", TRUE));
+  self->conv_out = gst_object_ref_sink(gst_fx_requant_new("fxchain-format-out", FALSE));
+  gst_fx_requant_set_partner(GST_FX_REQUANT(self->conv_out), GST_FX_REQUANT(self->conv_in));
 
   g_rec_mutex_init(&self->wire_lock);
   self->order = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -255,6 +281,8 @@ static void gst_fx_chain_dispose(GObject *object)
   g_rec_mutex_unlock(&self->wire_lock);
 
   G_OBJECT_CLASS(gst_fx_chain_parent_class)->dispose(object);
+  g_clear_object(&self->conv_in);
+  g_clear_object(&self->conv_out);
 }
 
 static void gst_fx_chain_finalize(GObject *object)
@@ -419,7 +447,8 @@ fail:
   return FALSE;
 }
 
-/* The bin's children other than its fused stages (refs): the chain's children. */
+/* The bin's children other than its fused stages and format converters (refs): the chain's
+ * children. */
 static GPtrArray *chain_children(GstFxChain *self)
 {
   GPtrArray *a = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -427,7 +456,7 @@ static GPtrArray *chain_children(GstFxChain *self)
 
   GST_OBJECT_LOCK(self);
   for (l = GST_BIN_CHILDREN(self); l; l = l->next)
-    if (!GST_IS_FX_FUSED(l->data))
+    if (!GST_IS_FX_FUSED(l->data) && !GST_IS_FX_REQUANT(l->data))
       g_ptr_array_add(a, gst_object_ref(l->data));
   GST_OBJECT_UNLOCK(self);
   /* children are prepended: reverse into the order they were added */
@@ -756,6 +785,15 @@ static void unwire(GstFxChain *self)
   GstElement *prev = NULL;
 
   stats_remove(self);
+  if (self->event_ghost) {
+    gst_pad_set_event_function(self->event_ghost, self->sink_event_orig);
+    gst_pad_set_query_function(self->event_ghost, self->sink_query_orig);
+    g_clear_object(&self->event_ghost);
+  }
+  /* the converters out first (it points the ghost pads back at the stages), then no targets */
+  if (self->conv_linked)
+    converter_links(self, FALSE);
+  self->conv_linked = FALSE;
   clear_ghost_targets(self);
   for (guint i = 0; i + 1 < self->links->len; i += 2)
     gst_pad_unlink(g_ptr_array_index(self->links, i), g_ptr_array_index(self->links, i + 1));
@@ -769,6 +807,13 @@ static void unwire(GstFxChain *self)
     }
   }
   g_ptr_array_set_size(self->plan_stages, 0);
+  for (guint i = 0; i < 2; i++) {
+    GstElement *conv = i == 0 ? self->conv_in : self->conv_out;
+    if (conv && GST_OBJECT_PARENT(conv) == GST_OBJECT(self)) {
+      gst_element_set_state(conv, GST_STATE_NULL);
+      gst_bin_remove(GST_BIN(self), conv);
+    }
+  }
 
   for (guint i = 0; i < self->order->len; i++) {
     GstElement *e = g_ptr_array_index(self->order, i);
@@ -790,6 +835,105 @@ static gchar *fused_name(GstFxChain *self)
     gst_object_unref(clash);
     g_free(name);
   }
+}
+
+/* Links the format converters in around the stages (@on) or takes them out, pointing the ghost
+ * pads at the converters or at the first and last stage. wire_lock held, the bin wired. */
+static gboolean converter_links(GstFxChain *self, gboolean on)
+{
+  GstElement *first = ((PlanStage *) g_ptr_array_index(self->plan_stages, 0))->element;
+  GstElement *last =
+      ((PlanStage *) g_ptr_array_index(self->plan_stages, self->plan_stages->len - 1))->element;
+  GstPad *gsink = pick_ghost(self, GST_PAD_SINK), *gsrc = pick_ghost(self, GST_PAD_SRC);
+  GstPad *fsink = element_pad(first, GST_PAD_SINK), *lsrc = element_pad(last, GST_PAD_SRC);
+  GstPad *cin_sink = gst_element_get_static_pad(self->conv_in, "sink");
+  GstPad *cin_src = gst_element_get_static_pad(self->conv_in, "src");
+  GstPad *cout_sink = gst_element_get_static_pad(self->conv_out, "sink");
+  GstPad *cout_src = gst_element_get_static_pad(self->conv_out, "src");
+  gboolean ok = fsink && lsrc;
+
+  if (ok && on) {
+    /* retargeting unlinks the ghost pads from the stages first */
+    ok = gst_ghost_pad_set_target(GST_GHOST_PAD(gsink), cin_sink) &&
+         GST_PAD_LINK_SUCCESSFUL(gst_pad_link_full(cin_src, fsink, GST_PAD_LINK_CHECK_NOTHING)) &&
+         gst_ghost_pad_set_target(GST_GHOST_PAD(gsrc), cout_src) &&
+         GST_PAD_LINK_SUCCESSFUL(gst_pad_link_full(lsrc, cout_sink, GST_PAD_LINK_CHECK_NOTHING));
+  } else if (ok) {
+    if (gst_pad_is_linked(cin_src))
+      gst_pad_unlink(cin_src, fsink);
+    if (gst_pad_is_linked(cout_sink))
+      gst_pad_unlink(lsrc, cout_sink);
+    ok = gst_ghost_pad_set_target(GST_GHOST_PAD(gsink), fsink) &&
+         gst_ghost_pad_set_target(GST_GHOST_PAD(gsrc), lsrc);
+  }
+  for (guint i = 0; i < 8; i++) {
+    GstPad *pads[8] = {gsink, gsrc, fsink, lsrc, cin_sink, cin_src, cout_sink, cout_src};
+    if (pads[i])
+      gst_object_unref(pads[i]);
+  }
+  return ok;
+}
+
+/* The sink ghost pad's event function: at a CAPS event, the converters go in for S16/S32 and out
+ * for F32/F64 (before the event goes on, so that it reaches the right pads). Streaming thread. */
+static gboolean ghost_sink_event(GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  GstFxChain *self = GST_FX_CHAIN(parent);
+  GstPadEventFunction orig;
+
+  g_rec_mutex_lock(&self->wire_lock);
+  orig = self->sink_event_orig;
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS && self->plan_stages->len > 0) {
+    GstCaps *caps;
+    GstAudioInfo info;
+    gst_event_parse_caps(event, &caps);
+    if (gst_audio_info_from_caps(&info, caps)) {
+      GstAudioFormat f = GST_AUDIO_INFO_FORMAT(&info);
+      gboolean want = f == GST_AUDIO_FORMAT_S16 || f == GST_AUDIO_FORMAT_S32;
+      if (want != self->conv_linked) {
+        if (converter_links(self, want)) {
+          self->conv_linked = want;
+          GST_INFO_OBJECT(self, "%s stream: format converters %s", gst_audio_format_to_string(f),
+                          want ? "linked in" : "taken out");
+        } else {
+          GST_WARNING_OBJECT(self, "cannot relink the format converters");
+        }
+      }
+    }
+  }
+  g_rec_mutex_unlock(&self->wire_lock);
+  return orig ? orig(pad, parent, event) : gst_pad_event_default(pad, parent, event);
+}
+
+/* The sink ghost pad's query function: a CAPS query is answered in the order of the stages (F32
+ * first, as the elements themselves answer: gstfxformat.h), which the ghost pad would otherwise
+ * replace by the asking peer's order. Whether the converters are in or not, a source offering
+ * every format gets the same answer, so relinking them never makes it switch formats. */
+static gboolean ghost_sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
+{
+  GstFxChain *self = GST_FX_CHAIN(parent);
+  GstPadQueryFunction orig = self->sink_query_orig ? self->sink_query_orig : gst_pad_query_default;
+  GstCaps *filter = NULL;
+  GstQuery *unfiltered;
+  gboolean ret;
+
+  if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
+    return orig(pad, parent, query);
+  gst_query_parse_caps(query, &filter);
+  if (filter == NULL)
+    return orig(pad, parent, query);
+  unfiltered = gst_query_new_caps(NULL);
+  ret = orig(pad, parent, unfiltered);
+  if (ret) {
+    GstCaps *ours = NULL, *res;
+    gst_query_parse_caps_result(unfiltered, &ours);
+    res = ours ? gst_caps_intersect_full(ours, filter, GST_CAPS_INTERSECT_FIRST)
+               : gst_caps_new_empty();
+    gst_query_set_caps_result(query, res);
+    gst_caps_unref(res);
+  }
+  gst_query_unref(unfiltered);
+  return ret;
 }
 
 /* Plans the bin's children and links the data path. wire_lock held. FALSE with self->wire_error
@@ -866,10 +1010,24 @@ static gboolean wire(GstFxChain *self)
     }
   }
 
+  /* The format converters (see conv_in): in the bin, linked in at an integer CAPS event. */
+  if (!gst_bin_add(GST_BIN(self), self->conv_in) || !gst_bin_add(GST_BIN(self), self->conv_out)) {
+    set_error(self, g_strdup("cannot add fxchain's format converters (a child named "
+                             "fxchain-format-in or fxchain-format-out?)"));
+    return FALSE;
+  }
+
   ghost = pick_ghost(self, GST_PAD_SINK);
   target = element_pad(((PlanStage *) g_ptr_array_index(stages, 0))->element, GST_PAD_SINK);
   ok = target && gst_ghost_pad_set_target(GST_GHOST_PAD(ghost), target);
   g_clear_object(&target);
+  if (ok) {
+    self->event_ghost = gst_object_ref(ghost);
+    self->sink_event_orig = GST_PAD_EVENTFUNC(ghost);
+    self->sink_query_orig = GST_PAD_QUERYFUNC(ghost);
+    gst_pad_set_event_function(ghost, ghost_sink_event);
+    gst_pad_set_query_function(ghost, ghost_sink_query);
+  }
   gst_object_unref(ghost);
   if (ok) {
     ghost = pick_ghost(self, GST_PAD_SRC);
@@ -1248,7 +1406,9 @@ static void gst_fx_chain_set_property(GObject *object, guint prop_id, const GVal
   GstFxChain *self = GST_FX_CHAIN(object);
   GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, PROP_DEVICE);
 
-  if (which != GST_FX_COMMON_PROP_COUNT)
+  if (prop_id >= PROP_FORMAT && prop_id < PROP_FORMAT + GST_FX_FORMAT_PROP_COUNT)
+    g_object_set_property(G_OBJECT(self->conv_out), pspec->name, value);
+  else if (which != GST_FX_COMMON_PROP_COUNT)
     set_common(self, which, value);
   else if (prop_id == PROP_CHAIN || prop_id == PROP_FUSE)
     change_structure(self, prop_id == PROP_CHAIN, value);
@@ -1264,6 +1424,10 @@ static void gst_fx_chain_get_property(GObject *object, guint prop_id, GValue *va
   if (gst_fx_common_settings_get_locked(GST_OBJECT(self), &self->common, prop_id, PROP_DEVICE,
                                         value))
     return;
+  if (prop_id >= PROP_FORMAT && prop_id < PROP_FORMAT + GST_FX_FORMAT_PROP_COUNT) {
+    g_object_get_property(G_OBJECT(self->conv_out), pspec->name, value);
+    return;
+  }
   switch (prop_id) {
   case PROP_CHAIN:
     GST_OBJECT_LOCK(self);

@@ -228,8 +228,8 @@ void gst_fx_install_common_properties(GObjectClass *klass, guint first_prop_id)
   g_object_class_install_property(
       klass, first_prop_id + GST_FX_COMMON_PROP_PRECISION,
       g_param_spec_enum("precision", "Precision",
-                        "Internal arithmetic for F32 streams (F64 streams always run in double); "
-                        "changing it while playing resets the filter history",
+                        "Internal arithmetic for F32 and S16 streams (F64 and S32 streams always "
+                        "run in double); changing it while playing resets the filter history",
                         GST_TYPE_FX_PRECISION, DEFAULT_PRECISION,
                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property(

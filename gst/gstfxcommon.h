@@ -15,12 +15,14 @@ G_BEGIN_DECLS
 
 /* ---- Caps ---- */
 
-/* The caps of every gst-fx audio filter: interleaved native-endian F32 or F64, any rate and
- * channel count. */
+/* The caps of every gst-fx audio filter: interleaved native-endian F32, F64, S32 or S16, any rate
+ * and channel count. F32 comes first, so that a float source offering several formats
+ * negotiates F32; an integer stream stays integer (its samples are processed as F32 for S16 and
+ * F64 for S32 and requantised on output: gstfxformat.h). */
 #define GST_FX_AUDIO_CAPS                                                                          \
-  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(                         \
-      F64) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], channels = (int) [ 1, "    \
-           "MAX ]"
+  "audio/x-raw, format = (string) { " GST_AUDIO_NE(F32) ", " GST_AUDIO_NE(F64) ", " GST_AUDIO_NE(  \
+      S32) ", " GST_AUDIO_NE(S16) " }, layout = (string) interleaved, rate = (int) [ 1, MAX ], "   \
+                                  "channels = (int) [ 1, MAX ]"
 
 /* Adds sink and src pad templates with GST_FX_AUDIO_CAPS to @klass (from its class_init). */
 void gst_fx_add_audio_pad_templates(GstAudioFilterClass *klass);

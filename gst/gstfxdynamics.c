@@ -11,6 +11,7 @@
 #include "gstfxdynamics.h"
 #include "gstfxcommon.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,6 +32,7 @@ enum {
   PROP_RMS_WINDOW,
   PROP_LOOKAHEAD,
   PROP_LINK,
+  PROP_FORMAT, /* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp */
 };
 
 #define M_C (1u << FX_DYN_COMPRESSOR)
@@ -53,6 +55,7 @@ typedef struct {
   GstClockTime next_pts; /* end of the last buffer, for the tail at EOS */
   guint64 next_offset;
   GstFxNonfiniteLimit nonfinite;
+  GstFxQuant quant; /* integer streams */
 } GstFxDynamicsPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxDynamics, gst_fx_dynamics, GST_TYPE_AUDIO_FILTER,
@@ -212,6 +215,8 @@ static void gst_fx_dynamics_set_property(GObject *object, guint prop_id, const G
 {
   GstFxDynamics *self = GST_FX_DYNAMICS(object);
 
+  if (gst_fx_quant_set_property(object, &PRIV(self)->quant, prop_id, PROP_FORMAT, value))
+    return;
   /* look-ahead and link shape the engine's memory: only while not streaming */
   if (prop_id == PROP_LOOKAHEAD || prop_id == PROP_LINK) {
     GstState state;
@@ -234,6 +239,8 @@ static void gst_fx_dynamics_get_property(GObject *object, guint prop_id, GValue 
 {
   GstFxDynamics *self = GST_FX_DYNAMICS(object);
 
+  if (gst_fx_quant_get_property(object, &PRIV(self)->quant, prop_id, PROP_FORMAT, value))
+    return;
   gst_fx_props_get(object, PRIV(self), dyn_fields, G_N_ELEMENTS(dyn_fields), prop_id, value, pspec);
 }
 
@@ -278,6 +285,7 @@ void gst_fx_dynamics_class_setup(GstFxDynamicsClass *klass, fx_dyn_mode_t mode,
                            "gain per channel (FALSE) (NULL/READY only)",
                            TRUE,
                            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
 
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 }
@@ -288,6 +296,7 @@ static void gst_fx_dynamics_finalize(GObject *object)
 
   fx_dyn_free(PRIV(self)->dyn);
   PRIV(self)->dyn = NULL;
+  gst_fx_quant_clear(&PRIV(self)->quant);
   G_OBJECT_CLASS(gst_fx_dynamics_parent_class)->finalize(object);
 }
 
@@ -298,6 +307,7 @@ static void gst_fx_dynamics_init(GstFxDynamics *self)
   priv->link = TRUE;
   priv->latency = 0;
   priv->next_pts = GST_CLOCK_TIME_NONE;
+  gst_fx_quant_init(&priv->quant);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }
 
@@ -321,6 +331,7 @@ static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo
   gboolean link;
   size_t la;
   GstClockTime latency;
+  GstAudioInfo work;
   fx_dyn_t *dyn;
 
   GST_OBJECT_LOCK(self);
@@ -347,7 +358,12 @@ static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo
   priv->dyn = dyn;
   priv->applied = params;
   priv->flowed = FALSE;
-  priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  /* S16 runs as F32 and S32 as F64, requantised on output (gstfxformat.h) */
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &priv->quant, info, &work)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+    return FALSE;
+  }
+  priv->is_f64 = GST_AUDIO_INFO_FORMAT(&work) == GST_AUDIO_FORMAT_F64;
   priv->rate = rate;
   priv->next_pts = GST_CLOCK_TIME_NONE;
   priv->next_offset = GST_BUFFER_OFFSET_NONE;
@@ -363,6 +379,17 @@ static gboolean gst_fx_dynamics_setup(GstAudioFilter *filter, const GstAudioInfo
   } else {
     GST_OBJECT_UNLOCK(self);
   }
+  return TRUE;
+}
+
+static gboolean gst_fx_dynamics_start(GstBaseTransform *trans)
+{
+  GstFxDynamicsPrivate *priv = PRIV(GST_FX_DYNAMICS(trans));
+
+  gst_fx_quant_reset(GST_OBJECT(trans), &priv->quant);
+  GST_OBJECT_LOCK(trans);
+  priv->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(trans);
   return TRUE;
 }
 
@@ -399,19 +426,28 @@ static void gst_fx_dynamics_before_transform(GstBaseTransform *trans, GstBuffer 
   }
 }
 
-/* Runs the engine over a mapped buffer (at stream time @ts); NaN/Inf input is replaced by
+/* Runs the engine over a mapped buffer (at stream time @ts, in the negotiated format: an integer
+ * buffer runs as floats in the scratch buffer and is requantised); NaN/Inf input is replaced by
  * silence and reported with the shared rate limit (gstfxcommon.h). */
 static void process(GstFxDynamics *self, gpointer data, gsize frames, GstClockTime ts)
 {
   GstFxDynamicsPrivate *priv = PRIV(self);
+  gpointer work = gst_fx_quant_begin(&priv->quant, data, frames);
   size_t bad;
+  guint clip_warn;
 
+  if (!work && frames > 0) { /* (an empty buffer maps to NULL) */
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
+    return;
+  }
   if (priv->is_f64)
-    bad = fx_dyn_process_f64(priv->dyn, data, data, frames);
+    bad = fx_dyn_process_f64(priv->dyn, work, work, frames);
   else
-    bad = fx_dyn_process_f32(priv->dyn, data, data, frames);
+    bad = fx_dyn_process_f32(priv->dyn, work, work, frames);
+  clip_warn = gst_fx_quant_end((GstObject *) self, &priv->quant, data, frames, ts);
   gst_fx_nonfinite_warn(GST_ELEMENT(self), gst_fx_nonfinite_check(&priv->nonfinite, ts, bad > 0),
                         GST_STREAM_ERROR_FORMAT);
+  gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
 }
 
 static GstFlowReturn gst_fx_dynamics_transform_ip(GstBaseTransform *trans, GstBuffer *buf)
@@ -500,6 +536,7 @@ static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *ev
     priv->next_pts = GST_CLOCK_TIME_NONE;
     priv->next_offset = GST_BUFFER_OFFSET_NONE;
     gst_fx_nonfinite_reset(&priv->nonfinite);
+    gst_fx_quant_reset(GST_OBJECT(self), &priv->quant);
     break;
   default:
     break;
@@ -511,8 +548,12 @@ static gboolean gst_fx_dynamics_query(GstBaseTransform *trans, GstPadDirection d
                                       GstQuery *query)
 {
   GstFxDynamics *self = GST_FX_DYNAMICS(trans);
-  gboolean ret =
-      GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->query(trans, direction, query);
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class), &ret))
+    return ret;
+  ret = GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->query(trans, direction, query);
 
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
     GstClockTime ours;
@@ -536,6 +577,7 @@ static void gst_fx_dynamics_class_init(GstFxDynamicsClass *klass)
   gobject_class->finalize = gst_fx_dynamics_finalize;
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_dynamics_setup);
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_dynamics_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_dynamics_stop);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_dynamics_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_dynamics_transform_ip);

@@ -7,6 +7,7 @@
 #include "gstfxeffect.h"
 #include "gstfxcommon.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include <string.h>
 
@@ -22,22 +23,38 @@ typedef struct {
   gboolean is_f64;
   GstFxTail tail;
   GstFxNonfiniteLimit nonfinite;
+  GstFxQuant quant; /* integer streams */
 } GstFxEffectPrivate;
+
+enum {
+  PROP_0,
+  PROP_FORMAT, /* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp */
+};
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxEffect, gst_fx_effect, GST_TYPE_AUDIO_FILTER,
                                  G_ADD_PRIVATE(GstFxEffect)
                                      G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET,
                                                            gst_fx_preset_interface_init))
 
-/* Runs the DSP object over @frames interleaved frames of @data in place; non-zero when the input
- * held NaN or Inf. */
-static int process(GstFxEffect *self, gpointer data, gsize frames)
+/* Runs the DSP object over @frames interleaved frames of @data (in the negotiated format) in
+ * place; non-zero when the input held NaN or Inf. An integer buffer runs as floats in the scratch
+ * buffer and is requantised; *@clip_warn: the buffers to report in a clipping warning (see
+ * gst_fx_quant_end()). */
+static int process(GstFxEffect *self, gpointer data, gsize frames, GstClockTime ts,
+                   guint *clip_warn)
 {
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
   const GstFxEffectOps *ops = GST_FX_EFFECT_GET_CLASS(self)->ops;
+  gpointer work = gst_fx_quant_begin(&priv->quant, data, frames);
+  int bad;
 
-  return priv->is_f64 ? ops->process_f64(priv->dsp, data, frames)
-                      : ops->process_f32(priv->dsp, data, frames);
+  *clip_warn = 0;
+  if (!work)
+    return 0; /* out of memory: the buffer goes out unprocessed */
+  bad = priv->is_f64 ? ops->process_f64(priv->dsp, work, frames)
+                     : ops->process_f32(priv->dsp, work, frames);
+  *clip_warn = gst_fx_quant_end((GstObject *) self, &priv->quant, data, frames, ts);
+  return bad;
 }
 
 static void tail_reset(GstFxTail *t)
@@ -90,6 +107,7 @@ static GstFlowReturn tail_drain(GstFxEffect *self)
     gsize n = GST_FX_TAIL_BLOCK;
     GstBuffer *buf = gst_buffer_new_allocate(NULL, n * bpf, NULL);
     GstMapInfo map;
+    guint clip_warn;
 
     if (!buf || !gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
       if (buf)
@@ -98,8 +116,9 @@ static GstFlowReturn tail_drain(GstFxEffect *self)
       return GST_FLOW_ERROR;
     }
     memset(map.data, 0, map.size);
-    process(self, map.data, n);
+    process(self, map.data, n, GST_CLOCK_TIME_NONE, &clip_warn);
     gst_buffer_unmap(buf, &map);
+    gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
     if (GST_CLOCK_TIME_IS_VALID(t->end_pts)) {
       GstClockTime a = t->end_pts + gst_util_uint64_scale_int(done, GST_SECOND, rate);
       GstClockTime b = t->end_pts + gst_util_uint64_scale_int(done + n, GST_SECOND, rate);
@@ -133,11 +152,16 @@ static void free_dsp(GstFxEffect *self)
 void gst_fx_effect_set_dsp(GstFxEffect *self, gpointer dsp, const GstAudioInfo *info)
 {
   GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(self);
+  GstAudioInfo work;
 
   free_dsp(self);
   priv->dsp = dsp;
   priv->info = *info;
-  priv->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  /* S16 runs as F32 and S32 as F64, requantised on output (gstfxformat.h); without memory for
+   * the scratch buffer the stream fails here rather than pass unprocessed audio */
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &priv->quant, info, &work))
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+  priv->is_f64 = GST_AUDIO_INFO_FORMAT(&work) == GST_AUDIO_FORMAT_F64;
 }
 
 gpointer gst_fx_effect_get_dsp(GstFxEffect *self)
@@ -153,13 +177,19 @@ static void reset_stream(GstFxEffect *self)
 
   tail_reset(&priv->tail);
   gst_fx_nonfinite_reset(&priv->nonfinite);
+  gst_fx_quant_reset(GST_OBJECT(self), &priv->quant);
   if (priv->dsp)
     GST_FX_EFFECT_GET_CLASS(self)->ops->reset(priv->dsp);
 }
 
 static gboolean gst_fx_effect_start(GstBaseTransform *trans)
 {
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(GST_FX_EFFECT(trans));
+
   reset_stream(GST_FX_EFFECT(trans));
+  GST_OBJECT_LOCK(trans);
+  priv->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(trans);
   return TRUE;
 }
 
@@ -171,7 +201,10 @@ static gboolean gst_fx_effect_stop(GstBaseTransform *trans)
 
 static void gst_fx_effect_finalize(GObject *object)
 {
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(GST_FX_EFFECT(object));
+
   free_dsp(GST_FX_EFFECT(object));
+  gst_fx_quant_clear(&priv->quant);
   G_OBJECT_CLASS(gst_fx_effect_parent_class)->finalize(object);
 }
 
@@ -183,13 +216,15 @@ static GstFlowReturn gst_fx_effect_transform_ip(GstBaseTransform *trans, GstBuff
   GstMapInfo map;
   gsize frames;
   int bad;
+  guint clip_warn;
   GstFlowReturn ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0 && priv->dsp, buf, &map);
 
   if (ret != GST_FLOW_OK)
     return ret;
   frames = map.size / bpf;
-  bad = process(self, map.data, frames);
+  bad = process(self, map.data, frames, GST_BUFFER_PTS(buf), &clip_warn);
   gst_buffer_unmap(buf, &map);
+  gst_fx_quant_warn((GstElement *) self, &priv->quant, clip_warn);
   tail_track(&priv->tail, buf, frames, GST_AUDIO_INFO_RATE(&priv->info));
   gst_fx_nonfinite_warn(GST_ELEMENT(self),
                         gst_fx_nonfinite_check(&priv->nonfinite, GST_BUFFER_PTS(buf), bad != 0),
@@ -217,6 +252,36 @@ static gboolean gst_fx_effect_sink_event(GstBaseTransform *trans, GstEvent *even
   return GST_BASE_TRANSFORM_CLASS(gst_fx_effect_parent_class)->sink_event(trans, event);
 }
 
+/* CAPS: the element's format order first (gstfxformat.h). */
+static gboolean gst_fx_effect_query(GstBaseTransform *trans, GstPadDirection direction,
+                                    GstQuery *query)
+{
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_effect_parent_class), &ret))
+    return ret;
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_effect_parent_class)->query(trans, direction, query);
+}
+
+static void gst_fx_effect_set_property(GObject *object, guint prop_id, const GValue *value,
+                                       GParamSpec *pspec)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(GST_FX_EFFECT(object));
+
+  if (!gst_fx_quant_set_property(object, &priv->quant, prop_id, PROP_FORMAT, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+}
+
+static void gst_fx_effect_get_property(GObject *object, guint prop_id, GValue *value,
+                                       GParamSpec *pspec)
+{
+  GstFxEffectPrivate *priv = gst_fx_effect_get_instance_private(GST_FX_EFFECT(object));
+
+  if (!gst_fx_quant_get_property(object, &priv->quant, prop_id, PROP_FORMAT, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+}
+
 static void gst_fx_effect_class_init(GstFxEffectClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
@@ -225,10 +290,14 @@ static void gst_fx_effect_class_init(GstFxEffectClass *klass)
   /* Inherited by the subclasses. */
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
   gobject_class->finalize = gst_fx_effect_finalize;
+  gobject_class->set_property = gst_fx_effect_set_property;
+  gobject_class->get_property = gst_fx_effect_get_property;
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_effect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_effect_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_effect_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_effect_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_effect_query);
   trans_class->transform_ip_on_passthrough = FALSE;
 }
 
@@ -239,5 +308,6 @@ static void gst_fx_effect_init(GstFxEffect *self)
   tail_reset(&priv->tail);
   gst_fx_nonfinite_reset(&priv->nonfinite);
   gst_audio_info_init(&priv->info);
+  gst_fx_quant_init(&priv->quant);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -45,6 +45,7 @@
 #include "gstfxfir.h"
 #include "gstfxcommon.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include "finite.h"
 #include "fir.h"
@@ -108,7 +109,11 @@ struct _GstFxFir {
   GstFxNonfiniteLimit nonfinite;
   GstClockTime next_ts; /* end of the last input buffer, for the tail pushed at EOS */
   guint64 next_offset;
+  GstFxQuant quant; /* integer streams (engine_lock; its settings under the object lock) */
 };
+
+/* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp (after the element's own ids) */
+#define PROP_FORMAT 64
 
 G_DEFINE_TYPE_WITH_CODE(GstFxFir, gst_fx_fir, GST_TYPE_AUDIO_FILTER,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
@@ -364,6 +369,8 @@ static void gst_fx_fir_set_property(GObject *object, guint prop_id, const GValue
 {
   GstFxFir *self = GST_FX_FIR(object);
 
+  if (gst_fx_quant_set_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (prop_id == PROP_KERNEL) {
     if (set_kernel(self, value))
       parameters_changed(self);
@@ -390,6 +397,8 @@ static void gst_fx_fir_get_property(GObject *object, guint prop_id, GValue *valu
 {
   GstFxFir *self = GST_FX_FIR(object);
 
+  if (gst_fx_quant_get_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   switch (prop_id) {
   case PROP_KERNEL:
     GST_OBJECT_LOCK(self);
@@ -516,6 +525,7 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       "for short kernels, zero-latency partitioned FFT convolution for long ones",
       "gst-fx developers");
 
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
   gst_fx_add_audio_pad_templates(filter_class);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_fir_setup);
@@ -544,6 +554,7 @@ static void gst_fx_fir_init(GstFxFir *self)
   self->max_latency = DEFAULT_MAX_LATENCY;
   self->next_ts = GST_CLOCK_TIME_NONE;
   g_mutex_init(&self->engine_lock);
+  gst_fx_quant_init(&self->quant);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }
 
@@ -558,6 +569,7 @@ static void gst_fx_fir_finalize(GObject *object)
   gst_fx_refusal_clear(&self->refusal);
   g_free(self->backend);
   g_mutex_clear(&self->engine_lock);
+  gst_fx_quant_clear(&self->quant);
   G_OBJECT_CLASS(gst_fx_fir_parent_class)->finalize(object);
 }
 
@@ -586,7 +598,10 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
 {
   GstFxFir *self = GST_FX_FIR(filter);
   gint rate = GST_AUDIO_INFO_RATE(info), channels = GST_AUDIO_INFO_CHANNELS(info);
-  gboolean is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  /* S16 runs as F32 and S32 as F64, requantised on output (gstfxformat.h) */
+  GstAudioFormat afmt = GST_AUDIO_INFO_FORMAT(info);
+  gboolean is_f64 = afmt == GST_AUDIO_FORMAT_F64 || afmt == GST_AUDIO_FORMAT_S32;
+  GstAudioInfo work;
   gchar *err = NULL;
   double *taps;
   size_t n = 0;
@@ -596,8 +611,8 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   gboolean latency_changed, changed_meanwhile;
   guint design_serial;
 
-  if (GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F64 &&
-      GST_AUDIO_INFO_FORMAT(info) != GST_AUDIO_FORMAT_F32)
+  if (afmt != GST_AUDIO_FORMAT_F64 && afmt != GST_AUDIO_FORMAT_F32 &&
+      afmt != GST_AUDIO_FORMAT_S16 && afmt != GST_AUDIO_FORMAT_S32)
     return FALSE;
 
   GST_OBJECT_LOCK(self);
@@ -627,6 +642,12 @@ static gboolean gst_fx_fir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   }
 
   g_mutex_lock(&self->engine_lock);
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &self->quant, info, &work)) {
+    g_mutex_unlock(&self->engine_lock);
+    fx_fir_stream_free(stream);
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+    return FALSE;
+  }
   fx_fir_stream_free(self->stream);
   self->stream = stream;
   self->flowed = FALSE;
@@ -657,6 +678,7 @@ static void reset_locked(GstFxFir *self)
   if (self->stream)
     fx_fir_stream_reset(self->stream);
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_reset(GST_OBJECT(self), &self->quant);
   self->flowed = FALSE;
   self->next_ts = GST_CLOCK_TIME_NONE;
   self->next_offset = 0;
@@ -669,6 +691,9 @@ static gboolean gst_fx_fir_start(GstBaseTransform *trans)
   g_mutex_lock(&self->engine_lock);
   reset_locked(self);
   g_mutex_unlock(&self->engine_lock);
+  GST_OBJECT_LOCK(self);
+  self->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(self);
   return TRUE;
 }
 
@@ -699,6 +724,7 @@ static void drain(GstFxFir *self)
   GstBuffer *buf = NULL;
   GstMapInfo map;
   guint64 frames;
+  guint clip_warn = 0;
 
   g_mutex_lock(&self->engine_lock);
   GST_OBJECT_LOCK(self);
@@ -707,8 +733,14 @@ static void drain(GstFxFir *self)
   if (self->stream && frames > 0 && bpf > 0 && rate > 0) {
     buf = gst_buffer_new_allocate(NULL, frames * bpf, NULL);
     if (buf && gst_buffer_map(buf, &map, GST_MAP_READWRITE)) {
+      gpointer work;
       memset(map.data, 0, map.size);
-      fx_fir_stream_process(self->stream, map.data, map.data, frames);
+      work = gst_fx_quant_begin(&self->quant, map.data, frames);
+      if (work) {
+        fx_fir_stream_process(self->stream, work, work, frames);
+        clip_warn =
+            gst_fx_quant_end((GstObject *) self, &self->quant, map.data, frames, self->next_ts);
+      }
       gst_buffer_unmap(buf, &map);
       GST_BUFFER_PTS(buf) = self->next_ts;
       if (GST_CLOCK_TIME_IS_VALID(self->next_ts))
@@ -720,6 +752,7 @@ static void drain(GstFxFir *self)
     }
   }
   g_mutex_unlock(&self->engine_lock);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   if (buf) {
     GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
     GST_DEBUG_OBJECT(self, "pushed the %" G_GUINT64_FORMAT "-frame tail at EOS: %s", frames,
@@ -748,7 +781,12 @@ static gboolean gst_fx_fir_query(GstBaseTransform *trans, GstPadDirection direct
                                  GstQuery *query)
 {
   GstFxFir *self = GST_FX_FIR(trans);
-  gboolean ret = GST_BASE_TRANSFORM_CLASS(gst_fx_fir_parent_class)->query(trans, direction, query);
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_fir_parent_class), &ret))
+    return ret;
+  ret = GST_BASE_TRANSFORM_CLASS(gst_fx_fir_parent_class)->query(trans, direction, query);
 
   if (ret && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
     GstClockTime ours = 0;
@@ -777,11 +815,12 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstAudioFilter *filter = GST_AUDIO_FILTER(trans);
   gsize bpf = GST_AUDIO_INFO_BPF(&filter->info);
   gint channels = GST_AUDIO_INFO_CHANNELS(&filter->info);
-  gboolean is_f64 = GST_AUDIO_INFO_FORMAT(&filter->info) == GST_AUDIO_FORMAT_F64;
+  gboolean is_f64 = self->is_f64;
   fx_fir_engine_t *pending;
   GstMapInfo map;
   gboolean nonfinite = FALSE, latency_changed = FALSE;
-  guint warn = 0;
+  guint warn = 0, clip_warn = 0;
+  gpointer data;
   size_t frames;
   gint rate = GST_AUDIO_INFO_RATE(&filter->info);
 
@@ -809,11 +848,20 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
     return GST_FLOW_ERROR;
   }
   frames = map.size / bpf;
-  if (frames > 0) {
+  /* an integer buffer is processed as floats in the scratch buffer, then requantised */
+  data = frames > 0 ? gst_fx_quant_begin(&self->quant, map.data, frames) : NULL;
+  if (data) {
     /* NaN/Inf become 0 before the history sees them: one bad sample costs one output sample */
-    nonfinite = fx_zero_nonfinite(map.data, frames * (size_t) channels, is_f64) > 0;
-    fx_fir_stream_process(self->stream, map.data, map.data, frames);
+    nonfinite = fx_zero_nonfinite(data, frames * (size_t) channels, is_f64) > 0;
+    fx_fir_stream_process(self->stream, data, data, frames);
     warn = gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), nonfinite);
+    clip_warn =
+        gst_fx_quant_end((GstObject *) self, &self->quant, map.data, frames, GST_BUFFER_PTS(buf));
+  } else if (frames > 0) {
+    g_mutex_unlock(&self->engine_lock);
+    gst_buffer_unmap(buf, &map);
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
+    return GST_FLOW_ERROR;
   }
   if (pending || fx_fir_stream_fading(self->stream))
     latency_changed = update_backend_locked(self);
@@ -830,5 +878,6 @@ static GstFlowReturn gst_fx_fir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (latency_changed)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   gst_fx_nonfinite_warn(GST_ELEMENT(self), warn, GST_STREAM_ERROR_DECODE);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   return GST_FLOW_OK;
 }

@@ -28,6 +28,7 @@
 #include "gstfxgain.h"
 #include "gstfxcommon.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include "finite.h"
 #include "gain.h"
@@ -65,7 +66,11 @@ struct _GstFxGain {
   gboolean have_current;
   gboolean is_f64;
   GstFxNonfiniteLimit nonfinite;
+  GstFxQuant quant; /* integer streams */
 };
+
+/* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp (after the element's own ids) */
+#define PROP_FORMAT 64
 
 G_DEFINE_TYPE_WITH_CODE(GstFxGain, gst_fx_gain, GST_TYPE_AUDIO_FILTER,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
@@ -78,6 +83,7 @@ guint gst_fx_gain_get_serial(GstFxGain *self)
 
 static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info);
 static gboolean gst_fx_gain_start(GstBaseTransform *trans);
+static gboolean gst_fx_gain_stop(GstBaseTransform *trans);
 static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 static gboolean gst_fx_gain_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
@@ -99,6 +105,8 @@ static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValu
 {
   GstFxGain *self = GST_FX_GAIN(object);
 
+  if (gst_fx_quant_set_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (gst_fx_props_set(object, self, gain_fields, G_N_ELEMENTS(gain_fields), prop_id, value, pspec))
     g_atomic_int_inc(&self->serial);
 }
@@ -106,7 +114,21 @@ static void gst_fx_gain_set_property(GObject *object, guint prop_id, const GValu
 static void gst_fx_gain_get_property(GObject *object, guint prop_id, GValue *value,
                                      GParamSpec *pspec)
 {
+  if (gst_fx_quant_get_property(object, &GST_FX_GAIN(object)->quant, prop_id, PROP_FORMAT, value))
+    return;
   gst_fx_props_get(object, object, gain_fields, G_N_ELEMENTS(gain_fields), prop_id, value, pspec);
+}
+
+/* CAPS: the element's format order first (gstfxformat.h). */
+static gboolean gst_fx_gain_query(GstBaseTransform *trans, GstPadDirection direction,
+                                  GstQuery *query)
+{
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_gain_parent_class), &ret))
+    return ret;
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_gain_parent_class)->query(trans, direction, query);
 }
 
 static void gst_fx_gain_class_init(GstFxGainClass *klass)
@@ -141,13 +163,16 @@ static void gst_fx_gain_class_init(GstFxGainClass *klass)
                                         "changes and optional hard clipping to [-1, 1]",
                                         "gst-fx developers");
 
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
   gst_fx_add_audio_pad_templates(filter_class);
 
   filter_class->setup = GST_DEBUG_FUNCPTR(gst_fx_gain_setup);
   trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_gain_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_gain_stop);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_gain_before_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_gain_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_gain_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_gain_query);
   trans_class->transform_ip_on_passthrough = FALSE;
 }
 
@@ -159,6 +184,7 @@ static void gst_fx_gain_init(GstFxGain *self)
   self->target = 1.0;
   self->current = 1.0;
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_init(&self->quant);
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
 }
@@ -178,8 +204,14 @@ void gst_fx_gain_get_linear(GstFxGain *self, double *linear_gain, gboolean *clip
 static gboolean gst_fx_gain_setup(GstAudioFilter *filter, const GstAudioInfo *info)
 {
   GstFxGain *self = GST_FX_GAIN(filter);
+  GstAudioInfo work;
 
-  self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  /* S16 runs as F32 and S32 as F64, requantised on output (gstfxformat.h) */
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &self->quant, info, &work)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+    return FALSE;
+  }
+  self->is_f64 = GST_AUDIO_INFO_FORMAT(&work) == GST_AUDIO_FORMAT_F64;
   return TRUE;
 }
 
@@ -189,6 +221,17 @@ static gboolean gst_fx_gain_start(GstBaseTransform *trans)
 
   self->have_current = FALSE;
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_reset(GST_OBJECT(self), &self->quant);
+  GST_OBJECT_LOCK(self);
+  self->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(self);
+  return TRUE;
+}
+
+/* The scratch buffer goes with the stream (set_caps allocates it again). */
+static gboolean gst_fx_gain_stop(GstBaseTransform *trans)
+{
+  gst_fx_quant_clear(&GST_FX_GAIN(trans)->quant);
   return TRUE;
 }
 
@@ -213,7 +256,8 @@ static void gst_fx_gain_before_transform(GstBaseTransform *trans, GstBuffer *buf
    * and no NaN or Inf in this buffer (a read-only scan; a buffer with one goes through
    * transform_ip, which replaces it by 0 as for any other gain). */
   passthrough = !clip && target == 1.0 && (!self->have_current || self->current == 1.0);
-  if (passthrough) {
+  /* (integer samples cannot be NaN or Inf) */
+  if (passthrough && !gst_fx_quant_is_int(&self->quant)) {
     GstMapInfo map;
     if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
       gsize width = self->is_f64 ? sizeof(double) : sizeof(float);
@@ -252,6 +296,8 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   GstMapInfo map;
   double target = self->target, from;
   size_t frames, bad = 0;
+  guint clip_warn = 0;
+  gpointer data;
   GstFlowReturn ret = gst_fx_map_writable(GST_ELEMENT(self), bpf > 0 && channels > 0, buf, &map);
 
   if (ret != GST_FLOW_OK)
@@ -259,16 +305,25 @@ static GstFlowReturn gst_fx_gain_transform_ip(GstBaseTransform *trans, GstBuffer
   /* target and clip_now: set by before_transform for this buffer. */
   from = self->have_current ? self->current : target;
   frames = map.size / bpf;
-  if (frames > 0) {
-    bad = fx_zero_nonfinite(map.data, frames * (size_t) channels, self->is_f64);
+  /* an integer buffer is processed as floats in the scratch buffer, then requantised */
+  data = frames > 0 ? gst_fx_quant_begin(&self->quant, map.data, frames) : NULL;
+  if (data) {
+    bad = fx_zero_nonfinite(data, frames * (size_t) channels, self->is_f64);
     if (self->is_f64)
-      fx_gain_apply_f64((double *) map.data, frames, channels, from, target, self->clip_now);
+      fx_gain_apply_f64((double *) data, frames, channels, from, target, self->clip_now);
     else
-      fx_gain_apply_f32((float *) map.data, frames, channels, from, target, self->clip_now);
+      fx_gain_apply_f32((float *) data, frames, channels, from, target, self->clip_now);
     self->current = target;
     self->have_current = TRUE;
+    clip_warn =
+        gst_fx_quant_end((GstObject *) self, &self->quant, map.data, frames, GST_BUFFER_PTS(buf));
+  } else if (frames > 0) {
+    gst_buffer_unmap(buf, &map);
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
+    return GST_FLOW_ERROR;
   }
   gst_buffer_unmap(buf, &map);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
   gst_fx_nonfinite_warn(GST_ELEMENT(self),
                         gst_fx_nonfinite_check(&self->nonfinite, GST_BUFFER_PTS(buf), bad > 0),
                         GST_STREAM_ERROR_FORMAT);

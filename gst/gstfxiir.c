@@ -27,6 +27,7 @@
 #include "gstfxiir.h"
 #include "gstfxdevice.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include <math.h>
 
@@ -40,6 +41,7 @@ enum {
   PROP_0,
   PROP_COMMON, /* the common properties: PROP_COMMON + GstFxCommonProp */
   PROP_DESIGNED_SECTIONS = PROP_COMMON + GST_FX_COMMON_PROP_COUNT,
+  PROP_FORMAT, /* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp */
 };
 
 typedef struct {
@@ -65,6 +67,9 @@ typedef struct {
   fx_sample_format_t format;
   GstFxCascadeDesign *current; /* what the cascade runs (for reconfiguration) */
   GstFxNonfiniteLimit nonfinite;
+
+  /* Integer streams (streaming thread; its settings under the object lock). */
+  GstFxQuant quant;
 } GstFxIirPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstFxIir, gst_fx_iir, GST_TYPE_AUDIO_FILTER,
@@ -87,6 +92,18 @@ static gboolean gst_fx_iir_sink_event(GstBaseTransform *trans, GstEvent *event);
 static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer *buf);
 static void gst_fx_iir_before_transform(GstBaseTransform *trans, GstBuffer *buffer);
 
+/* CAPS: the element's format order first (gstfxformat.h). */
+static gboolean gst_fx_iir_query(GstBaseTransform *trans, GstPadDirection direction,
+                                 GstQuery *query)
+{
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_iir_parent_class), &ret))
+    return ret;
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_iir_parent_class)->query(trans, direction, query);
+}
+
 static void gst_fx_iir_class_init(GstFxIirClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
@@ -106,6 +123,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
                           "The sections designed for the negotiated rate, in fxsos syntax "
                           "\"b0 b1 b2 a0 a1 a2; ...\" (NULL before negotiation)",
                           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
 
   gst_fx_add_audio_pad_templates(filter_class);
 
@@ -115,6 +133,7 @@ static void gst_fx_iir_class_init(GstFxIirClass *klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_fx_iir_sink_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR(gst_fx_iir_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_fx_iir_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_iir_query);
   trans_class->transform_ip_on_passthrough = FALSE;
 
   klass->max_sections = FX_DESIGN_MAX_SECTIONS;
@@ -130,6 +149,7 @@ static void gst_fx_iir_init(GstFxIir *self)
 
   gst_fx_common_settings_init(&priv->common);
   gst_fx_nonfinite_reset(&priv->nonfinite);
+  gst_fx_quant_init(&priv->quant);
   g_mutex_init(&priv->engine_lock);
   priv->cascade = fx_cascade_new();
   gst_fx_device_state_init(&priv->dev);
@@ -149,6 +169,7 @@ static void gst_fx_iir_finalize(GObject *object)
   gst_fx_refusal_clear(&priv->refusal);
   g_free(priv->last_error);
   g_mutex_clear(&priv->engine_lock);
+  gst_fx_quant_clear(&priv->quant);
 
   G_OBJECT_CLASS(gst_fx_iir_parent_class)->finalize(object);
 }
@@ -345,6 +366,8 @@ static void gst_fx_iir_set_property(GObject *object, guint prop_id, const GValue
   GstFxIirPrivate *priv = PRIV(object);
   GstFxCommonProp which = gst_fx_common_prop_writable(prop_id, PROP_COMMON);
 
+  if (gst_fx_quant_set_property(object, &priv->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (which == GST_FX_COMMON_PROP_COUNT) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     return;
@@ -388,6 +411,8 @@ static void gst_fx_iir_get_property(GObject *object, guint prop_id, GValue *valu
 
   if (gst_fx_common_settings_get_locked(GST_OBJECT(object), &priv->common, prop_id, PROP_COMMON,
                                         value))
+    return;
+  if (gst_fx_quant_get_property(object, &priv->quant, prop_id, PROP_FORMAT, value))
     return;
   switch (prop_id) {
   case PROP_DESIGNED_SECTIONS:
@@ -439,7 +464,8 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   GstFxIirPrivate *priv = PRIV(self);
   gint rate = GST_AUDIO_INFO_RATE(info);
   gint channels = GST_AUDIO_INFO_CHANNELS(info);
-  GstAudioFormat afmt = GST_AUDIO_INFO_FORMAT(info);
+  GstAudioFormat afmt;
+  GstAudioInfo work;
   fx_sample_format_t format;
   GstFxPrecision precision;
   gboolean warm_up;
@@ -448,6 +474,12 @@ static gboolean gst_fx_iir_setup(GstAudioFilter *filter, const GstAudioInfo *inf
   gboolean repeat = FALSE;
   fx_status_t st;
 
+  /* S16 runs as F32 and S32 as F64, requantised on output (gstfxformat.h) */
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &priv->quant, info, &work)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+    return FALSE;
+  }
+  afmt = GST_AUDIO_INFO_FORMAT(&work);
   if (afmt == GST_AUDIO_FORMAT_F64)
     format = FX_SAMPLE_F64;
   else if (afmt == GST_AUDIO_FORMAT_F32)
@@ -526,6 +558,10 @@ static gboolean gst_fx_iir_start(GstBaseTransform *trans)
   g_mutex_lock(&priv->engine_lock);
   reset_stream_locked(GST_FX_IIR(trans));
   fx_cascade_reset_dispatches(priv->cascade);
+  gst_fx_quant_reset(GST_OBJECT(trans), &priv->quant);
+  GST_OBJECT_LOCK(trans);
+  priv->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(trans);
   gst_fx_device_state_clear(&priv->dev, priv->cascade);
   priv->dev.launches_prev = 0;
   g_mutex_unlock(&priv->engine_lock);
@@ -593,9 +629,10 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   GstFxPrecision precision;
   gboolean warm_up;
   unsigned flags;
-  guint count = 0;
+  guint count = 0, clipped;
   gsize bpf;
   size_t frames;
+  gpointer data;
   GstClockTime ts = GST_BUFFER_PTS(buf);
   GstFlowReturn ret;
 
@@ -604,6 +641,13 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (ret != GST_FLOW_OK)
     return ret;
   frames = map.size / bpf;
+  /* an integer buffer is processed as floats in the scratch buffer */
+  data = gst_fx_quant_begin(&priv->quant, map.data, frames);
+  if (!data && frames > 0) { /* (an empty buffer maps to NULL) */
+    gst_buffer_unmap(buf, &map);
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
+    return GST_FLOW_ERROR;
+  }
 
   g_mutex_lock(&priv->engine_lock);
   if (!priv->configured) {
@@ -653,11 +697,12 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
   if (have_dev)
     warn_dev = gst_fx_device_apply(&priv->dev, priv->cascade, device, graphs, scan_threshold);
 
-  flags = fx_cascade_process(priv->cascade, map.data, frames);
+  flags = fx_cascade_process(priv->cascade, data, frames);
   warn_fail = gst_fx_device_check(&priv->dev, priv->cascade);
 
   count = gst_fx_nonfinite_check(&priv->nonfinite, ts, (flags & FX_PROCESS_NONFINITE) != 0);
   g_mutex_unlock(&priv->engine_lock);
+  clipped = gst_fx_quant_end((GstObject *) self, &priv->quant, map.data, frames, ts);
   gst_buffer_unmap(buf, &map);
   gst_fx_cascade_design_free(pending);
 
@@ -670,5 +715,6 @@ static GstFlowReturn gst_fx_iir_transform_ip(GstBaseTransform *trans, GstBuffer 
     g_free(warn_fail);
   }
   gst_fx_nonfinite_warn((GstElement *) self, count, GST_STREAM_ERROR_FAILED);
+  gst_fx_quant_warn((GstElement *) self, &priv->quant, clipped);
   return GST_FLOW_OK;
 }

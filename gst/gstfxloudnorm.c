@@ -25,7 +25,8 @@
  * query (the first 3.1 s out are silence and the end of the input comes out at EOS, as with
  * fxlimiter's look-ahead). The settings are controllable and apply while playing: the target and
  * range from the next 100 ms block (through the 3 s smoothing), the ceiling at once. NaN and Inf
- * input samples are taken as 0 (one rate-limited warning). F32 and F64, interleaved. Where
+ * input samples are taken as 0 (one rate-limited warning). F32, F64, S16 and S32 (integers run
+ * as floats and are requantised with `dither`), interleaved. Where
  * libebur128 cannot measure (more than 64 channels, rates under 16 Hz) a warning says so and only
  * the limiter runs, with only its own latency.
  *
@@ -43,6 +44,7 @@
 
 #include "gstfxloudnorm.h"
 #include "gstfxcommon.h"
+#include "gstfxformat.h"
 #include "gstfxpreset.h"
 
 #include "loudnorm.h"
@@ -61,6 +63,7 @@ enum {
   PROP_MAX_TRUE_PEAK,
   PROP_GAIN,
   PROP_LIMITER_GAIN,
+  PROP_FORMAT, /* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp */
 };
 
 struct _GstFxLoudnorm {
@@ -78,6 +81,7 @@ struct _GstFxLoudnorm {
   GstClockTime next_pts;
   guint64 next_offset;
   GstFxNonfiniteLimit nonfinite;
+  GstFxQuant quant; /* integer streams: S16 runs as F32, S32 as F64, requantised on output */
 };
 
 G_DEFINE_TYPE_WITH_CODE(GstFxLoudnorm, gst_fx_loudnorm, GST_TYPE_AUDIO_FILTER,
@@ -94,6 +98,8 @@ static void gst_fx_loudnorm_set_property(GObject *object, guint prop_id, const G
                                          GParamSpec *pspec)
 {
   GstFxLoudnorm *self = GST_FX_LOUDNORM(object);
+  if (gst_fx_quant_set_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   gst_fx_props_set(object, self, loudnorm_fields, G_N_ELEMENTS(loudnorm_fields), prop_id, value,
                    pspec);
 }
@@ -103,6 +109,8 @@ static void gst_fx_loudnorm_get_property(GObject *object, guint prop_id, GValue 
 {
   GstFxLoudnorm *self = GST_FX_LOUDNORM(object);
 
+  if (gst_fx_quant_get_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (prop_id == PROP_GAIN || prop_id == PROP_LIMITER_GAIN) {
     /* read by the streaming thread's last frame; a torn read of a double is not possible on
      * the platforms GStreamer supports, the object lock orders it */
@@ -128,6 +136,7 @@ static void free_engine(GstFxLoudnorm *self)
 static void gst_fx_loudnorm_finalize(GObject *object)
 {
   free_engine(GST_FX_LOUDNORM(object));
+  gst_fx_quant_clear(&GST_FX_LOUDNORM(object)->quant);
   G_OBJECT_CLASS(gst_fx_loudnorm_parent_class)->finalize(object);
 }
 
@@ -139,12 +148,17 @@ static gboolean gst_fx_loudnorm_setup(GstAudioFilter *filter, const GstAudioInfo
   fx_loudnorm_t *ln;
   GstClockTime latency;
   gboolean changed;
+  GstAudioInfo work;
 
   GST_OBJECT_LOCK(self);
   target = self->target;
   range = self->range;
   tp = self->true_peak;
   GST_OBJECT_UNLOCK(self);
+  if (!gst_fx_quant_setup(GST_OBJECT(self), &self->quant, info, &work)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate a scratch buffer"));
+    return FALSE;
+  }
   ln = fx_loudnorm_new(ch, (unsigned long) rate, target, range, tp);
   if (ln == NULL) {
     GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
@@ -167,7 +181,7 @@ static gboolean gst_fx_loudnorm_setup(GstAudioFilter *filter, const GstAudioInfo
   self->applied[0] = target;
   self->applied[1] = range;
   self->applied[2] = tp;
-  self->is_f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
+  self->is_f64 = GST_AUDIO_INFO_FORMAT(&work) == GST_AUDIO_FORMAT_F64;
   self->rate = rate;
   self->next_pts = GST_CLOCK_TIME_NONE;
   self->next_offset = GST_BUFFER_OFFSET_NONE;
@@ -182,21 +196,33 @@ static gboolean gst_fx_loudnorm_stop(GstBaseTransform *trans)
 
   free_engine(self);
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_reset(GST_OBJECT(trans), &self->quant);
   return TRUE;
 }
 
+/* Runs the engine over a mapped buffer in the negotiated format (an integer buffer runs as floats
+ * in the scratch buffer and is requantised). */
 static void process(GstFxLoudnorm *self, gpointer data, gsize frames, GstClockTime ts)
 {
+  gpointer work = gst_fx_quant_begin(&self->quant, data, frames);
   size_t bad;
+  guint clip_warn;
 
+  if (!work && frames > 0) { /* (an empty buffer maps to NULL) */
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot grow the scratch buffer"));
+    return;
+  }
   GST_OBJECT_LOCK(self);
   if (self->is_f64)
-    bad = fx_loudnorm_process_f64(self->ln, data, data, frames);
+    bad = fx_loudnorm_process_f64(self->ln, work, work, frames);
   else
-    bad = fx_loudnorm_process_f32(self->ln, data, data, frames);
+    bad = fx_loudnorm_process_f32(self->ln, work, work, frames);
   GST_OBJECT_UNLOCK(self);
+  /* (takes the object lock itself) */
+  clip_warn = gst_fx_quant_end((GstObject *) self, &self->quant, data, frames, ts);
   gst_fx_nonfinite_warn(GST_ELEMENT(self), gst_fx_nonfinite_check(&self->nonfinite, ts, bad > 0),
                         GST_STREAM_ERROR_FORMAT);
+  gst_fx_quant_warn((GstElement *) self, &self->quant, clip_warn);
 }
 
 /* Settings changed while playing (or by a controller) go to the engine before the buffer. */
@@ -297,6 +323,7 @@ static gboolean gst_fx_loudnorm_sink_event(GstBaseTransform *trans, GstEvent *ev
     self->next_pts = GST_CLOCK_TIME_NONE;
     self->next_offset = GST_BUFFER_OFFSET_NONE;
     gst_fx_nonfinite_reset(&self->nonfinite);
+    gst_fx_quant_reset(GST_OBJECT(self), &self->quant);
     break;
   default:
     break;
@@ -308,8 +335,12 @@ static gboolean gst_fx_loudnorm_query(GstBaseTransform *trans, GstPadDirection d
                                       GstQuery *query)
 {
   GstFxLoudnorm *self = GST_FX_LOUDNORM(trans);
-  gboolean ret =
-      GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class)->query(trans, direction, query);
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class), &ret))
+    return ret;
+  ret = GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class)->query(trans, direction, query);
 
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
     GstClockTime ours;
@@ -361,6 +392,8 @@ static void gst_fx_loudnorm_class_init(GstFxLoudnormClass *klass)
                           "The true-peak limiter's gain on the last output, in dB (<= 0)",
                           -G_MAXDOUBLE, 0.0, 0.0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
+
   gst_element_class_set_static_metadata(
       element_class, "Loudness normaliser", "Filter/Effect/Audio",
       "Live EBU R128 loudness normalisation to a target LUFS with a loudness range and a "
@@ -384,4 +417,5 @@ static void gst_fx_loudnorm_init(GstFxLoudnorm *self)
   self->range = DEFAULT_RANGE;
   self->true_peak = DEFAULT_TRUE_PEAK;
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_init(&self->quant);
 }

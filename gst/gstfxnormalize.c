@@ -51,6 +51,7 @@
 #include "gstfxcommon.h"
 #include "gstfxloudness.h"
 #include "gstfxpreset.h"
+#include "gstfxformat.h"
 
 #include "finite.h"
 #include "loudness.h"
@@ -100,12 +101,17 @@ struct _GstFxNormalize {
   /* Stream state (streaming thread). */
   GQueue held; /* GstBuffer, in order */
   fx_norm_t *stats;
-  GstAudioInfo held_info; /* the format of what is held */
+  GstAudioInfo held_info; /* the negotiated format of what is held */
+  GstAudioInfo held_work; /* the format it is held in: F32 for S16, F64 for S32, else the same */
+  GstFxQuant quant;       /* integer streams: requantisation at release */
   guint64 held_frames;
   GstFxNonfiniteLimit nonfinite;
   gboolean live_checked;
   gboolean failed;
 };
+
+/* dither, dither-seed, clipped: PROP_FORMAT + GstFxFormatProp (after the element's own ids) */
+#define PROP_FORMAT 64
 
 G_DEFINE_TYPE_WITH_CODE(GstFxNormalize, gst_fx_normalize, GST_TYPE_AUDIO_FILTER,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_PRESET, gst_fx_preset_interface_init))
@@ -148,6 +154,8 @@ static void gst_fx_normalize_set_property(GObject *object, guint prop_id, const 
 {
   GstFxNormalize *self = GST_FX_NORMALIZE(object);
 
+  if (gst_fx_quant_set_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (prop_id == PROP_MAX_DURATION) {
     GST_OBJECT_LOCK(self);
     self->max_duration = g_value_get_uint64(value);
@@ -162,6 +170,8 @@ static void gst_fx_normalize_get_property(GObject *object, guint prop_id, GValue
 {
   GstFxNormalize *self = GST_FX_NORMALIZE(object);
 
+  if (gst_fx_quant_get_property(object, &self->quant, prop_id, PROP_FORMAT, value))
+    return;
   if (prop_id == PROP_MAX_DURATION) {
     GST_OBJECT_LOCK(self);
     g_value_set_uint64(value, self->max_duration);
@@ -200,6 +210,14 @@ static void gst_fx_normalize_finalize(GObject *object)
   G_OBJECT_CLASS(gst_fx_normalize_parent_class)->finalize(object);
 }
 
+static gboolean gst_fx_normalize_start(GstBaseTransform *trans)
+{
+  GST_OBJECT_LOCK(trans);
+  GST_FX_NORMALIZE(trans)->quant.clipped = 0;
+  GST_OBJECT_UNLOCK(trans);
+  return TRUE;
+}
+
 static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
 {
   GstFxNormalize *self = GST_FX_NORMALIZE(trans);
@@ -210,6 +228,7 @@ static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
   self->live_checked = FALSE;
   self->failed = FALSE;
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_reset(GST_OBJECT(self), &self->quant);
   return TRUE;
 }
 
@@ -217,7 +236,7 @@ static gboolean gst_fx_normalize_stop(GstBaseTransform *trans)
  * percentile, from every held sample. FALSE when out of memory. */
 static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channel, double *level)
 {
-  const GstAudioInfo *info = &self->held_info;
+  const GstAudioInfo *info = &self->held_work;
   int ch = GST_AUDIO_INFO_CHANNELS(info);
   gboolean f64 = GST_AUDIO_INFO_FORMAT(info) == GST_AUDIO_FORMAT_F64;
   gsize bpf = GST_AUDIO_INFO_BPF(info);
@@ -256,7 +275,7 @@ static gboolean level_of(GstFxNormalize *self, gint mode, double pct, int channe
  * libebur128 in one read of the held buffers. FALSE when the meter cannot be made. */
 static gboolean loudness_of(GstFxNormalize *self, double *lufs, double *true_peak)
 {
-  const GstAudioInfo *info = &self->held_info;
+  const GstAudioInfo *info = &self->held_work; /* integer streams are held as floats */
   int ch = GST_AUDIO_INFO_CHANNELS(info);
   gsize bpf = GST_AUDIO_INFO_BPF(info);
   fx_loud_t *meter = fx_loud_new(ch, (unsigned long) GST_AUDIO_INFO_RATE(info));
@@ -278,11 +297,70 @@ static gboolean loudness_of(GstFxNormalize *self, double *lufs, double *true_pea
   return TRUE;
 }
 
+/* An integer stream is held as floats (the statistics and the gains then run on the float
+ * path); at release each buffer is requantised into one of the negotiated format. Takes @buf
+ * (@bpf: bytes per frame of its float format); NULL when out of memory (an error is posted). */
+static GstBuffer *requantise(GstFxNormalize *self, GstBuffer *buf, gsize bpf)
+{
+  gsize frames = gst_buffer_get_size(buf) / bpf;
+  GstBuffer *out =
+      gst_buffer_new_allocate(NULL, frames * GST_AUDIO_INFO_BPF(&self->held_info), NULL);
+  GstMapInfo im, om;
+  guint warn = 0;
+
+  if (out && gst_buffer_map(buf, &im, GST_MAP_READ)) {
+    if (gst_buffer_map(out, &om, GST_MAP_WRITE)) {
+      warn = gst_fx_quant_store(GST_OBJECT(self), &self->quant, im.data, om.data, frames,
+                                GST_BUFFER_PTS(buf));
+      gst_buffer_unmap(out, &om);
+      gst_buffer_copy_into(out, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+      gst_buffer_unmap(buf, &im);
+      gst_buffer_unref(buf);
+      gst_fx_quant_warn((GstElement *) self, &self->quant, warn);
+      return out;
+    }
+    gst_buffer_unmap(buf, &im);
+  }
+  if (out)
+    gst_buffer_unref(out);
+  gst_buffer_unref(buf);
+  GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("cannot allocate an output buffer"));
+  return NULL;
+}
+
+/* The float copy (F32 for S16, F64 for S32) of the integer buffer @buf, which it takes; NULL when
+ * out of memory. */
+static GstBuffer *to_float(GstFxNormalize *self, GstBuffer *buf, gsize frames)
+{
+  gsize n = frames * (gsize) GST_AUDIO_INFO_CHANNELS(&self->held_work);
+  GstBuffer *out =
+      gst_buffer_new_allocate(NULL, frames * GST_AUDIO_INFO_BPF(&self->held_work), NULL);
+  GstMapInfo im, om;
+  gboolean ok = FALSE;
+
+  if (out && gst_buffer_map(buf, &im, GST_MAP_READ)) {
+    if (gst_buffer_map(out, &om, GST_MAP_WRITE)) {
+      if (GST_AUDIO_INFO_FORMAT(&self->held_info) == GST_AUDIO_FORMAT_S16)
+        fx_quant_s16_to_f32((const int16_t *) im.data, (float *) om.data, n);
+      else
+        fx_quant_s32_to_f64((const int32_t *) im.data, (double *) om.data, n);
+      gst_buffer_unmap(out, &om);
+      gst_buffer_copy_into(out, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+      ok = TRUE;
+    }
+    gst_buffer_unmap(buf, &im);
+  }
+  gst_buffer_unref(buf);
+  if (!ok && out)
+    gst_buffer_unref(out);
+  return ok ? out : NULL;
+}
+
 /* Computes the gains, applies them to every held buffer and pushes them downstream. */
 static GstFlowReturn release_held(GstFxNormalize *self)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
-  const GstAudioInfo *info = &self->held_info;
+  const GstAudioInfo *info = &self->held_work;
   int ch;
   gboolean f64;
   gsize bpf;
@@ -385,6 +463,12 @@ static GstFlowReturn release_held(GstFxNormalize *self)
         fx_norm_apply_f32((float *) map.data, map.size / bpf, ch, (const double *) gains->data);
       gst_buffer_unmap(buf, &map);
     }
+    if (gst_fx_quant_is_int(&self->quant))
+      buf = requantise(self, buf, bpf);
+    if (!buf) {
+      ret = GST_FLOW_ERROR;
+      continue;
+    }
     ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
   }
   g_array_unref(gains);
@@ -442,6 +526,10 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
     self->stats = fx_norm_new(GST_AUDIO_INFO_CHANNELS(info));
     self->held_info = *info;
     self->held_frames = 0;
+    /* the work format; no scratch buffer: integer buffers are held as float copies */
+    if (!gst_fx_quant_setup(GST_OBJECT(self), &self->quant, info, &self->held_work))
+      self->held_work = *info;
+    gst_fx_quant_clear(&self->quant);
     if (self->stats == NULL) {
       gst_buffer_unref(buf);
       GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("out of memory"));
@@ -467,7 +555,8 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
     return GST_FLOW_ERROR;
   }
 
-  if ((self->held_frames + frames) * (guint64) bpf > MAX_HELD_BYTES) {
+  if ((self->held_frames + frames) * (guint64) GST_AUDIO_INFO_BPF(&self->held_work) >
+      MAX_HELD_BYTES) {
     guint64 held = self->held_frames;
     gst_buffer_unref(buf);
     drop_held(self);
@@ -482,6 +571,15 @@ static GstFlowReturn gst_fx_normalize_submit_input_buffer(GstBaseTransform *tran
     return GST_FLOW_ERROR;
   }
 
+  /* An integer stream is held as float copies (which belong to no pool). */
+  if (gst_fx_quant_is_int(&self->quant)) {
+    buf = to_float(self, buf, frames);
+    if (!buf) {
+      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL), ("out of memory"));
+      return GST_FLOW_ERROR;
+    }
+    info = &self->held_work;
+  }
   /* Never sit on buffers of an upstream pool (it could run dry): keep a copy of those. */
   if (buf->pool != NULL) {
     GstBuffer *copy = gst_buffer_copy_deep(buf);
@@ -557,6 +655,18 @@ static gboolean gst_fx_normalize_sink_event(GstBaseTransform *trans, GstEvent *e
   return GST_BASE_TRANSFORM_CLASS(gst_fx_normalize_parent_class)->sink_event(trans, event);
 }
 
+/* CAPS: the element's format order first (gstfxformat.h). */
+static gboolean gst_fx_normalize_query(GstBaseTransform *trans, GstPadDirection direction,
+                                       GstQuery *query)
+{
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_normalize_parent_class), &ret))
+    return ret;
+  return GST_BASE_TRANSFORM_CLASS(gst_fx_normalize_parent_class)->query(trans, direction, query);
+}
+
 static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
@@ -568,6 +678,8 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
   gobject_class->set_property = gst_fx_normalize_set_property;
   gobject_class->get_property = gst_fx_normalize_get_property;
   gobject_class->finalize = gst_fx_normalize_finalize;
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_fx_normalize_query);
+  gst_fx_install_format_properties(gobject_class, PROP_FORMAT);
 
   g_object_class_install_property(
       gobject_class, PROP_MODE,
@@ -624,6 +736,7 @@ static void gst_fx_normalize_class_init(GstFxNormalizeClass *klass)
 
   gst_fx_add_audio_pad_templates(GST_AUDIO_FILTER_CLASS(klass));
 
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_fx_normalize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_fx_normalize_stop);
   trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_fx_normalize_submit_input_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_fx_normalize_generate_output);
@@ -644,4 +757,5 @@ static void gst_fx_normalize_init(GstFxNormalize *self)
   self->gains = g_array_new(FALSE, TRUE, sizeof(double));
   g_queue_init(&self->held);
   gst_fx_nonfinite_reset(&self->nonfinite);
+  gst_fx_quant_init(&self->quant);
 }

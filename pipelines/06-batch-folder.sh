@@ -30,5 +30,6 @@ if [ -z "$DIR" ]; then
 fi
 mkdir -p "$FX_OUT/06-batch-out"
 CHAIN="fxbutterworth mode=high-pass cutoff=80 order=4 ! fxbiquad type=peaking frequency=3000 q=1.2 gain=3 ! fxbutterworth mode=low-pass cutoff=12000 order=8"
-"$GST_FX" batch --chain "$CHAIN" -o "$FX_OUT/06-batch-out" "$DIR"/*.wav
+# the folder itself: its .wav files (--input-ext; add -r for its subfolders, mirrored in the output)
+"$GST_FX" batch --chain "$CHAIN" --input-ext wav -o "$FX_OUT/06-batch-out" "$DIR"
 ls "$FX_OUT/06-batch-out"

@@ -21,6 +21,7 @@ FX_PACKAGES=(
   libebur128-dev
   clang libclang-rt-14-dev
   groff-base
+  tmux
 )
 
 # What scripts/deb.sh needs beside debian/control's Build-Depends (which it installs itself).

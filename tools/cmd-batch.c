@@ -1,20 +1,20 @@
 /* gst-fx batch — many files through one fused plan, stacked on the channel axis.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The files (sorted by name, byte order; with --shard K/N only those whose 0-based index i has
- * i % N == K-1) are opened on --jobs worker threads, each with a decoder (media.h: libsndfile, or
- * a GStreamer pipeline for what libsndfile does not read). Integer PCM that libsndfile reads
- * (16/24-bit wav, flac, aiff, ...) is streamed: the file stays open and is read chunk by chunk
- * while its group runs (uncompressed 16-bit PCM in the host's byte order with one positioned read
- * per chunk, media.h: fx_decoder_pread_pcm16()); anything else is decoded into memory first (and
- * scanned for NaN/Inf). Files are opened up to 2 per job plus FILES_AHEAD ahead of the one
- * consumed (fewer where the open-file limit is low); decoding into memory runs at most 2 files
- * per job ahead.
- * Files form groups of at most --memory MiB of decoded audio (streamed or not) and at most as many
- * files as the open-file limit allows (each holds its output open while its group runs, a
- * streamed one its input too: plan_descriptors()). The channels of all files of a group are stacked
- * into one interleaved stream (channels = the sum of the files' channels, channel-mask 0), which
- * runs through ONE pipeline
+ * Inputs are files and directories (see "Input folders": a directory gives its files, with -r
+ * its whole tree, mirrored under DIR). The files (sorted by name, byte order; with --shard K/N
+ * only those whose 0-based index i has i % N == K-1) are opened on --jobs worker threads, each with
+ * a decoder (media.h: libsndfile, or a GStreamer pipeline for what libsndfile does not read).
+ * Integer PCM that libsndfile reads (16/24-bit wav, flac, aiff, ...) is streamed: the file stays
+ * open and is read chunk by chunk while its group runs (uncompressed 16-bit PCM in the host's byte
+ * order with one positioned read per chunk, media.h: fx_decoder_pread_pcm16()); anything else is
+ * decoded into memory first (and scanned for NaN/Inf). Files are opened up to 2 per job plus
+ * FILES_AHEAD ahead of the one consumed (fewer where the open-file limit is low); decoding into
+ * memory runs at most 2 files per job ahead. Files form groups of at most --memory MiB of decoded
+ * audio (streamed or not) and at most as many files as the open-file limit allows (each holds its
+ * output open while its group runs, a streamed one its input too: plan_descriptors()). The channels
+ * of all files of a group are stacked into one interleaved stream (channels = the sum of the files'
+ * channels, channel-mask 0), which runs through ONE pipeline
  *
  *   fxchain chain="…" ! appsink     (fed from this thread, media.h: FxFeeder)
  *
@@ -151,10 +151,13 @@ static gboolean stage_is_per_channel(GstElement *e)
 {
   GstElementFactory *factory = gst_element_get_factory(e);
   GType iir = g_type_from_name("GstFxIir");
+  GType requant = g_type_from_name("GstFxRequant");
   const char *name;
 
   if (iir != 0 && g_type_is_a(G_OBJECT_TYPE(e), iir))
     return TRUE;
+  if (requant != 0 && g_type_is_a(G_OBJECT_TYPE(e), requant))
+    return TRUE; /* fxchain's format converters: sample by sample */
   if (factory == NULL)
     return FALSE; /* unknown (fxchain's internal fused stages are GstFxIir subclasses) */
   name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));
@@ -1092,14 +1095,17 @@ static gboolean parse_shard(const char *text, guint *k, guint *n)
   return TRUE;
 }
 
-/* DIR/<name>, with the extension replaced by `ext` when given. */
-static gchar *output_path(const char *dir, const char *path, const char *ext)
+/* DIR/<name>, with the extension replaced by `ext` when given; <name> is the input's name, or
+ * its path below the directory it was found in (`rel`, input folders). */
+static gchar *output_path(const char *dir, const char *path, const char *rel, const char *ext)
 {
-  gchar *base = g_path_get_basename(path), *out;
+  gchar *base = rel != NULL ? g_strdup(rel) : g_path_get_basename(path), *out;
 
   if (ext != NULL) {
     char *dot = strrchr(base, '.');
-    if (dot != NULL && dot != base)
+    char *slash = strrchr(base, '/');
+    char *name = slash != NULL ? slash + 1 : base;
+    if (dot != NULL && dot > name)
       *dot = '\0';
     gchar *named = g_strdup_printf("%s.%s", base, ext[0] == '.' ? ext + 1 : ext);
     g_free(base);
@@ -1110,11 +1116,100 @@ static gchar *output_path(const char *dir, const char *path, const char *ext)
   return out;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Input folders                                                                             */
+
+/* The files of the directories among the inputs: those whose extension is picked (--input-ext,
+ * default: what the decoders read, fx_media_input_extensions()), at the top of each directory,
+ * or in its whole tree with -r, where they keep their path below it in DIR. Names starting with
+ * '.' are skipped (hidden files, and the temporaries of outputs being written); so are -o DIR
+ * itself when it lies inside an input tree (its outputs are never taken as inputs), symbolic
+ * links to directories (links to files are taken) and a directory already walked (a bind mount
+ * of its own tree). A directory that cannot be read
+ * is reported and counts as a failure; the others are still processed. */
+typedef struct {
+  GPtrArray *list;     /* the inputs (paths owned by `owned` or argv) */
+  GPtrArray *owned;    /* the paths found here (g_free) */
+  GHashTable *rel;     /* path -> its name below its input directory (in `owned`) */
+  GHashTable *visited; /* directories walked, by fx_media_file_key() */
+  gchar **exts;        /* picked extensions, lower case without the dot */
+  gchar *outdir_key;   /* -o DIR's key when it exists */
+  gboolean recursive;
+  guint failed;
+} Walk;
+
+static gboolean extension_picked(const Walk *w, const char *name)
+{
+  const char *dot = strrchr(name, '.');
+  gboolean picked = FALSE;
+
+  if (dot == NULL || dot == name)
+    return FALSE;
+  gchar *ext = g_ascii_strdown(dot + 1, -1);
+  picked = g_strv_contains((const char *const *) w->exts, ext);
+  g_free(ext);
+  return picked;
+}
+
+static void walk_dir(Walk *w, const char *dir, const char *rel, gboolean top)
+{
+  gchar *key = fx_media_file_key(dir);
+  GError *err = NULL;
+  GPtrArray *names;
+  GDir *d;
+  const char *name;
+
+  if (key == NULL || g_hash_table_contains(w->visited, key) ||
+      (!top && w->outdir_key != NULL && g_str_equal(key, w->outdir_key))) {
+    g_free(key);
+    return;
+  }
+  g_hash_table_add(w->visited, key);
+  d = g_dir_open(dir, 0, &err);
+  if (d == NULL) {
+    fx_media_report(dir, err->message);
+    g_error_free(err);
+    w->failed++;
+    return;
+  }
+  names = g_ptr_array_new_with_free_func(g_free);
+  while ((name = g_dir_read_name(d)) != NULL)
+    if (name[0] != '.')
+      g_ptr_array_add(names, g_strdup(name));
+  g_dir_close(d);
+  g_ptr_array_sort(names, compare_paths);
+  for (guint i = 0; i < names->len; i++) {
+    const char *n = g_ptr_array_index(names, i);
+    gchar *path = g_build_filename(dir, n, NULL);
+    gchar *sub = rel != NULL ? g_build_filename(rel, n, NULL) : g_strdup(n);
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+      /* a symbolic link to a directory is not followed (as find and rsync do by default): the
+       * tree is mirrored as it is stored, and a link back up the tree cannot loop */
+      if (w->recursive && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+        walk_dir(w, path, sub, FALSE);
+      g_free(path);
+      g_free(sub);
+    } else if (extension_picked(w, n)) {
+      g_ptr_array_add(w->owned, path);
+      g_ptr_array_add(w->owned, sub);
+      g_ptr_array_add(w->list, path);
+      g_hash_table_insert(w->rel, path, sub);
+    } else {
+      g_free(path);
+      g_free(sub);
+    }
+  }
+  g_ptr_array_unref(names);
+}
+
 int fx_cmd_batch(int argc, char **argv)
 {
   gchar *chain = NULL, *device = NULL, *precision = NULL, *format = NULL, *outdir = NULL;
   gchar *shard = NULL, *ext = NULL, *files_from = NULL, *listed = NULL;
   gchar *normalize = NULL, *true_peak = NULL;
+  gchar *chain_file = NULL, *input_ext = NULL;
+  gboolean recursive = FALSE;
+  Walk walk = {0};
   gchar **listed_lines = NULL;
   gchar **files = NULL;
   gint rate = 0, memory = DEFAULT_MEMORY_MIB, jobs = 0;
@@ -1124,8 +1219,17 @@ int fx_cmd_batch(int argc, char **argv)
        "The chain in gst-launch syntax, as fxchain's `chain` (required; with stages that are "
        "not per-channel causal, e.g. tails or look-ahead, the files run one by one)",
        "DESC"},
+      FX_TOOL_CHAIN_FILE_ENTRY(chain_file),
       {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &outdir,
        "Directory for the outputs, created if missing (required)", "DIR"},
+      {"recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
+       "Take the files of input directories' whole trees, mirrored under DIR (default: the files "
+       "at the top of each directory)",
+       NULL},
+      {"input-ext", 'i', 0, G_OPTION_ARG_STRING, &input_ext,
+       "The extensions of the files taken from input directories, e.g. wav,flac (default: every "
+       "extension the decoders read)",
+       "LIST"},
       {"shard", 's', 0, G_OPTION_ARG_STRING, &shard,
        "Process only shard K of N: the files whose index i in the sorted list has i % N == K-1",
        "K/N"},
@@ -1133,7 +1237,7 @@ int fx_cmd_batch(int argc, char **argv)
        "Also read input files from LIST, one path per line (\"-\": standard input), for corpora "
        "too large for a command line",
        "LIST"},
-      {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
+      {"rate", 0, 0, G_OPTION_ARG_INT, &rate,
        "Resample every file to R Hz, 1 to 768000 (default: the first file's rate; other rates are "
        "refused)",
        "R"},
@@ -1166,7 +1270,7 @@ int fx_cmd_batch(int argc, char **argv)
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
-  GOptionContext *ctx = g_option_context_new("-o DIR FILE...");
+  GOptionContext *ctx = g_option_context_new("-o DIR FILE|DIR...");
   Batch b = {0};
   GPtrArray *list = NULL, *group = NULL;
   GHashTable *outputs = NULL, *inputs = NULL;
@@ -1189,12 +1293,18 @@ int fx_cmd_batch(int argc, char **argv)
       "per-channel causal, e.g. a tail or a look-ahead, runs the files one by one, each as\n"
       "`process` runs it). Prints one summary line (files, groups, blocks, dispatches). A file\n"
       "that cannot be read, decoded or written is reported on stderr and the others are\n"
-      "processed. Exit status: 0 all files written, 1 some failed, 2 bad usage.");
+      "processed. An input directory gives its files (--input-ext; with -r its whole tree,\n"
+      "mirrored under DIR: in/a/x.wav is written to DIR/a/x.wav); DIR inside an input tree is\n"
+      "skipped. Exit status: 0 all files written, 1 some failed, 2 bad usage.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;
     goto out;
   }
+  status = fx_tool_chain_from_file(ctx, &chain, chain_file,
+                                   files_from != NULL && g_str_equal(files_from, "-"));
+  if (status != FX_EXIT_OK)
+    goto out;
   status = fx_tool_add_normalize(ctx, &chain, normalize, true_peak);
   if (status != FX_EXIT_OK)
     goto out;
@@ -1259,20 +1369,55 @@ int fx_cmd_batch(int argc, char **argv)
 
   /* The shard's files, and their outputs (two inputs must not write the same output). */
   list = g_ptr_array_new();
-  for (gchar **p = files; p != NULL && *p != NULL; p++)
-    g_ptr_array_add(list, *p);
+  walk.list = list;
+  walk.owned = g_ptr_array_new_with_free_func(g_free);
+  walk.rel = g_hash_table_new(g_str_hash, g_str_equal);
+  walk.visited = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  walk.recursive = recursive;
+  walk.outdir_key = fx_media_file_key(outdir);
+  if (input_ext != NULL) {
+    gchar *lower = g_ascii_strdown(input_ext, -1);
+    walk.exts = g_strsplit_set(lower, ",", -1);
+    g_free(lower);
+    for (gchar **e = walk.exts; *e != NULL; e++) {
+      g_strstrip(*e);
+      if (**e == '.')
+        memmove(*e, *e + 1, strlen(*e));
+      if (**e == '\0') {
+        status = fx_tool_usage_error(ctx, "--input-ext must be a list like wav,flac, not \"%s\"",
+                                     input_ext);
+        goto out;
+      }
+    }
+  } else {
+    walk.exts = fx_media_input_extensions();
+  }
+  for (gchar **p = files; p != NULL && *p != NULL; p++) {
+    if (g_file_test(*p, G_FILE_TEST_IS_DIR))
+      walk_dir(&walk, *p, NULL, TRUE);
+    else
+      g_ptr_array_add(list, *p);
+  }
   for (gchar **p = listed_lines; p != NULL && *p != NULL; p++) {
     gsize len = strlen(*p);
     if (len > 0 && (*p)[len - 1] == '\r') /* CRLF lists */
       (*p)[len - 1] = '\0';
-    if (**p != '\0')
+    if (**p != '\0' && g_file_test(*p, G_FILE_TEST_IS_DIR))
+      walk_dir(&walk, *p, NULL, TRUE);
+    else if (**p != '\0')
       g_ptr_array_add(list, *p);
+  }
+  if (list->len == 0) {
+    fprintf(stderr, "gst-fx: no input files: the directories hold no file with the extensions "
+                    "taken (--input-ext; -r for their subdirectories)\n");
+    status = FX_EXIT_FAILURE;
+    goto out;
   }
   g_ptr_array_sort(list, compare_paths);
   outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < list->len; i++) {
     const char *path = g_ptr_array_index(list, i);
-    gchar *out = output_path(outdir, path, ext);
+    gchar *out = output_path(outdir, path, g_hash_table_lookup(walk.rel, path), ext);
     gchar *canon = g_canonicalize_filename(out, NULL);
     const char *other = g_hash_table_lookup(outputs, canon);
     g_free(out);
@@ -1307,13 +1452,13 @@ int fx_cmd_batch(int argc, char **argv)
   b.bps = g_str_equal(b.opts.format, "F64LE") ? 8 : 4;
   b.engine = fx_feeder_new("fxchain name=fx ! appsink name=sink sync=false", &error);
   if (b.engine == NULL) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
+    fx_tool_print_error(error->message);
     status = FX_EXIT_FAILURE;
     goto out;
   }
   fx_media_setup_chain(fx_feeder_get(b.engine, "fx"), &b.opts);
   if (!check_chain(&b, &error)) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
+    fx_tool_print_error(error->message);
     status = FX_EXIT_FAILURE;
     goto out;
   }
@@ -1339,15 +1484,20 @@ int fx_cmd_batch(int argc, char **argv)
     BatchFile *f = &bf[j];
     f->index = j++;
     f->path = g_ptr_array_index(list, i);
-    f->out = output_path(outdir, f->path, ext);
+    const char *rel = g_hash_table_lookup(walk.rel, f->path);
+    f->out = output_path(outdir, f->path, rel, ext);
     gboolean known = fx_media_output_supported(f->out);
     gchar *key = fx_media_file_key(f->out);
-    if (!known)
+    gchar *parent = rel != NULL && strchr(rel, '/') != NULL ? g_path_get_dirname(f->out) : NULL;
+    if (parent != NULL && g_mkdir_with_parents(parent, 0777) != 0)
+      f->skip = "cannot create the directory of its output";
+    else if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
     else if (key != NULL && g_hash_table_contains(inputs, key))
       f->skip = "its output would overwrite an input file, by this name, another path or a link "
                 "(choose another -o DIR)";
     g_free(key);
+    g_free(parent);
   }
   workers.b = &b;
   g_mutex_init(&workers.lock);
@@ -1426,7 +1576,7 @@ int fx_cmd_batch(int argc, char **argv)
         b.written, nsel, b.failed, b.groups, b.rate, b.blocks,
         b.block_frames > 0 ? b.block_frames : FX_BLOCK_FRAMES, b.dispatches,
         b.backend != NULL ? b.backend : "none");
-  status = b.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
+  status = b.failed > 0 || walk.failed > 0 ? FX_EXIT_FAILURE : FX_EXIT_OK;
 
 out:
   if (b.stackers != NULL)
@@ -1449,6 +1599,15 @@ out:
     g_ptr_array_unref(group);
   if (list != NULL)
     g_ptr_array_unref(list);
+  if (walk.owned != NULL) {
+    g_ptr_array_unref(walk.owned);
+    g_hash_table_unref(walk.rel);
+    g_hash_table_unref(walk.visited);
+  }
+  g_strfreev(walk.exts);
+  g_free(walk.outdir_key);
+  g_free(chain_file);
+  g_free(input_ext);
   if (outputs != NULL)
     g_hash_table_unref(outputs);
   if (inputs != NULL)

@@ -27,13 +27,14 @@ static const char *normalise_format(const char *value)
 
 int fx_cmd_plan(int argc, char **argv)
 {
-  gchar *chain = NULL, *format = NULL, *device = NULL, *precision = NULL;
+  gchar *chain = NULL, *chain_file = NULL, *format = NULL, *device = NULL, *precision = NULL;
   gint rate = 48000, channels = 2, frames = 1024;
   gboolean fuse = TRUE;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
        "The chain in gst-launch syntax, e.g. \"fxbiquad ! fxbutterworth order=8\" (required)",
        "DESC"},
+      FX_TOOL_CHAIN_FILE_ENTRY(chain_file),
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate, "Sample rate in Hz (default 48000)", "R"},
       {"channels", 'n', 0, G_OPTION_ARG_INT, &channels, "Number of channels (default 2)", "C"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Sample format F32LE (default) or F64LE",
@@ -61,6 +62,8 @@ int fx_cmd_plan(int argc, char **argv)
                                     "which backend.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   status = fx_tool_parse_command_line(ctx, &argc, &argv);
+  if (status == FX_EXIT_OK)
+    status = fx_tool_chain_from_file(ctx, &chain, chain_file, FALSE);
   if (status != FX_EXIT_OK)
     goto out;
   if (chain == NULL || *g_strstrip(chain) == '\0') {
@@ -104,7 +107,7 @@ int fx_cmd_plan(int argc, char **argv)
   run.frames = (guint) frames;
   pipeline = fx_tool_chain_pipeline(&run, &fxchain, &error);
   if (pipeline == NULL || !fx_tool_run_to_eos(pipeline, &warnings, &error)) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
+    fx_tool_print_error(error->message);
     status = FX_EXIT_FAILURE;
     goto out;
   }
@@ -122,6 +125,7 @@ out:
   g_clear_error(&error);
   g_option_context_free(ctx);
   g_free(chain);
+  g_free(chain_file);
   g_free(format);
   g_free(device);
   g_free(precision);

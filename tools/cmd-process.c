@@ -12,8 +12,10 @@
 
 #include <gst/base/gstadapter.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Creates the output of a stream without frames, in the format the chain negotiated (the input's
  * when it did not get that far). */
@@ -34,9 +36,53 @@ static gboolean write_empty(GstAppSink *sink, FxWriter *w, const GstAudioInfo *i
   return ok;
 }
 
-int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
+/* Copies standard input whole into a temporary file (removed on a signal as an output's
+ * temporary is); returns its name (g_free, fx_tool_temp_discard()), NULL with *error. */
+static gchar *spool_stdin(GError **error)
+{
+  gchar *temp = NULL;
+  int fd = fx_tool_spool_create("stdin", &temp, error), err = 0;
+  char buf[65536];
+
+  if (fd < 0)
+    return NULL;
+  for (;;) {
+    gssize n = read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : 0;
+      break;
+    }
+    for (gssize done = 0; done < n && err == 0;) {
+      gssize m = write(fd, buf + done, (gsize) (n - done));
+      if (m < 0 && errno == EINTR)
+        continue;
+      if (m <= 0)
+        err = m < 0 ? errno : EIO;
+      else
+        done += m;
+    }
+    if (err != 0)
+      break;
+  }
+  if (close(fd) != 0 && err == 0)
+    err = errno;
+  if (err != 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+                "standard input: cannot copy it to %s: %s", g_get_tmp_dir(), g_strerror(err));
+    fx_tool_temp_discard(temp);
+    g_clear_pointer(&temp, g_free);
+  }
+  return temp;
+}
+
+int fx_process_file(const FxMediaOptions *opts, const char *in_arg, const char *out,
                     FxProgress *progress, GError **error)
 {
+  gchar *spooled = NULL;
+  const char *in = in_arg;     /* for messages */
+  const char *source = in_arg; /* what is decoded */
   gchar *desc = NULL;
   FxDecoder *dec = NULL;
   FxFeeder *feeder = NULL;
@@ -53,15 +99,23 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
   gsize block;
   GstBuffer *buf;
 
-  if (!fx_media_output_supported(out)) {
+  if (opts->type == NULL && !g_str_equal(out, "-") && !fx_media_output_supported(out)) {
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-                "%s: no encoder for this file type (use one of %s)", out, FX_MEDIA_EXTENSIONS);
+                "%s: no encoder for this file type (use one of %s, or --type)", out,
+                FX_MEDIA_EXTENSIONS);
     return FX_EXIT_USAGE;
+  }
+  if (g_str_equal(in_arg, "-")) {
+    in = "standard input";
+    spooled = spool_stdin(error);
+    if (spooled == NULL)
+      return FX_EXIT_FAILURE;
+    source = spooled;
   }
   dec = fx_decoder_new(opts, error);
   if (dec == NULL)
     goto out;
-  if (!fx_decoder_start(dec, in, &caps, &err)) {
+  if (!fx_decoder_start(dec, source, &caps, &err)) {
     g_set_error(error, err->domain, err->code, "%s: %s", in, err->message);
     goto out;
   }
@@ -79,7 +133,7 @@ int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
     goto out;
   fx_media_setup_chain(fx_feeder_get(feeder, "fx"), opts);
   sink = GST_APP_SINK(fx_feeder_get(feeder, "sink"));
-  writer = fx_writer_new(out, opts->format);
+  writer = fx_writer_new_typed(out, opts->type, opts->format);
   block = (gsize) FX_BLOCK_FRAMES * GST_AUDIO_INFO_BPF(&info);
   if (!fx_feeder_start(feeder, caps, error))
     goto out;
@@ -140,12 +194,14 @@ out:
   if (warnings != NULL)
     g_ptr_array_unref(warnings);
   g_free(desc);
+  fx_tool_temp_discard(spooled);
+  g_free(spooled);
   return status;
 }
 
 /* Options of `process` and `process-many`. */
 typedef struct {
-  gchar *chain, *device, *precision, *format, *outdir;
+  gchar *chain, *chain_file, *device, *precision, *format, *outdir, *type;
   gchar *normalize, *true_peak;
   gint rate;
   gboolean quiet;
@@ -155,7 +211,14 @@ typedef struct {
 /* The media options of the parsed arguments, checked (fx_media_check_options). */
 static int process_check_options(GOptionContext *ctx, ProcessArgs *a, FxMediaOptions *opts)
 {
-  int status = fx_tool_add_normalize(ctx, &a->chain, a->normalize, a->true_peak);
+  int status;
+
+  status = fx_tool_chain_from_file(ctx, &a->chain, a->chain_file,
+                                   a->args != NULL &&
+                                       g_strv_contains((const char *const *) a->args, "-"));
+  if (status != FX_EXIT_OK)
+    return status;
+  status = fx_tool_add_normalize(ctx, &a->chain, a->normalize, a->true_peak);
   if (status != FX_EXIT_OK)
     return status;
   opts->chain = a->chain != NULL ? g_strstrip(a->chain) : NULL;
@@ -168,6 +231,8 @@ static int process_check_options(GOptionContext *ctx, ProcessArgs *a, FxMediaOpt
 static void process_args_clear(ProcessArgs *a)
 {
   g_free(a->chain);
+  g_free(a->chain_file);
+  g_free(a->type);
   g_free(a->device);
   g_free(a->precision);
   g_free(a->format);
@@ -181,7 +246,9 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
 {
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &a->chain,
-       "The chain in gst-launch syntax, as fxchain's `chain` (required)", "DESC"},
+       "The chain in gst-launch syntax, as fxchain's `chain` (this or --chain-file is required)",
+       "DESC"},
+      FX_TOOL_CHAIN_FILE_ENTRY(a->chain_file),
       {"device", 'd', 0, G_OPTION_ARG_STRING, &a->device,
        "Where the cascades run: auto (default), cpu or cuda", "D"},
       {"precision", 'p', 0, G_OPTION_ARG_STRING, &a->precision,
@@ -191,7 +258,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
       {"rate", 'r', 0, G_OPTION_ARG_INT, &a->rate,
        "Resample to R Hz (1 to 768000) before processing (default: keep the file's rate)", "R"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
-       "No progress bar (it is only drawn when stdout is a terminal)", NULL},
+       "No progress bar (it is only drawn on stderr, when stderr is a terminal)", NULL},
       {"normalize", 0, 0, G_OPTION_ARG_STRING, &a->normalize,
        "Normalise the integrated loudness (EBU R128) to L LUFS after the chain, e.g. -16LUFS "
        "(fxnormalize mode=lufs; --chain may then be left out)",
@@ -203,6 +270,11 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
        many ? "-o DIR FILE..." : "IN OUT"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
+  const GOptionEntry typed[] = {
+      {"type", 't', 0, G_OPTION_ARG_STRING, &a->type,
+       "OUT's format: wav, flac or ogg (default: OUT's extension; wav when OUT is \"-\")", "T"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL},
+  };
   const GOptionEntry outdir[] = {
       {"output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &a->outdir,
        "Directory for the outputs (required)", "DIR"},
@@ -211,8 +283,7 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
   GOptionContext *ctx = g_option_context_new(NULL); /* the remaining arguments name themselves */
 
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (many)
-    g_option_context_add_main_entries(ctx, outdir, NULL);
+  g_option_context_add_main_entries(ctx, many ? outdir : typed, NULL);
   return ctx;
 }
 
@@ -227,11 +298,17 @@ int fx_cmd_process(int argc, char **argv)
 
   g_set_prgname("gst-fx process");
   g_option_context_set_summary(
-      ctx, "Decodes IN (with libsndfile: wav, flac, ogg, aiff, mp3, ...; anything else GStreamer\n"
-           "decodes), runs it through the chain (fxchain syntax) and encodes OUT by its\n"
-           "extension: .wav (in the processing format), .flac (24-bit), .ogg (Vorbis). A progress\n"
-           "bar with elapsed and remaining time is drawn when stdout is a terminal. Exit status:\n"
-           "0 success, 1 failure (one line on stderr), 2 bad usage.");
+      ctx,
+      "Decodes IN (with libsndfile: wav, flac, ogg, aiff, mp3, ...; anything else GStreamer\n"
+      "decodes), runs it through the chain (fxchain syntax) and encodes OUT by its\n"
+      "extension or --type: .wav (in the processing format), .flac (24-bit), .ogg (Vorbis).\n"
+      "IN \"-\" reads standard input (read whole before processing starts); OUT \"-\" writes\n"
+      "standard output (wav unless --type says otherwise), once the output is complete:\n"
+      "  cat in.wav | gst-fx process --chain DESC - out.flac\n"
+      "  gst-fx process --chain DESC in.flac - | sox -t wav - out.mp3\n"
+      "A progress bar with elapsed and remaining time is drawn on stderr when it is a\n"
+      "terminal. Exit status: 0 success, 1 failure (one line on stderr; nothing is written to\n"
+      "OUT or standard output), 2 bad usage.");
   if (!fx_tool_parse_options(ctx, &argc, &argv)) {
     status = FX_EXIT_USAGE;
     goto out;
@@ -244,15 +321,38 @@ int fx_cmd_process(int argc, char **argv)
                                  a.args != NULL ? g_strv_length(a.args) : 0);
     goto out;
   }
-  if (!fx_media_output_supported(a.args[1])) {
-    status = fx_tool_usage_error(ctx, "%s: no encoder for this file type (use one of %s)",
-                                 a.args[1], FX_MEDIA_EXTENSIONS);
+  if (a.type != NULL) {
+    gchar *probe = g_strdup_printf("x.%s", a.type);
+    gboolean known = fx_media_output_supported(probe);
+    g_free(probe);
+    if (!known) {
+      status = fx_tool_usage_error(ctx, "--type must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS,
+                                   a.type);
+      goto out;
+    }
+    opts.type = a.type;
+  } else if (!g_str_equal(a.args[1], "-") && !fx_media_output_supported(a.args[1])) {
+    status =
+        fx_tool_usage_error(ctx, "%s: no encoder for this file type (use one of %s, or --type)",
+                            a.args[1], FX_MEDIA_EXTENSIONS);
     goto out;
   }
-  /* by device and inode: OUT may be IN through a symbolic or a hard link, or a different path */
+  if (g_str_equal(a.args[0], "-") && isatty(STDIN_FILENO)) {
+    status = fx_tool_usage_error(ctx, "IN \"-\" is standard input, which is a terminal: "
+                                      "pipe or redirect a file into it");
+    goto out;
+  }
+  if (g_str_equal(a.args[1], "-") && isatty(STDOUT_FILENO)) {
+    status = fx_tool_usage_error(ctx, "OUT \"-\" is standard output, which is a terminal: "
+                                      "redirect it to a file or a pipe");
+    goto out;
+  }
+  /* by device and inode: OUT may be IN through a symbolic or a hard link, or a different path
+   * ("-" is a stream, never a file of the other side) */
   gchar *cin = g_canonicalize_filename(a.args[0], NULL);
   gchar *cout = g_canonicalize_filename(a.args[1], NULL);
-  gboolean same = g_str_equal(cin, cout) || fx_media_same_file(a.args[0], a.args[1]);
+  gboolean same = !g_str_equal(a.args[0], "-") && !g_str_equal(a.args[1], "-") &&
+                  (g_str_equal(cin, cout) || fx_media_same_file(a.args[0], a.args[1]));
   g_free(cin);
   g_free(cout);
   if (same) {
@@ -262,13 +362,17 @@ int fx_cmd_process(int argc, char **argv)
                                  a.args[0], a.args[1]);
     goto out;
   }
+  /* a reader of standard output that stops early is a write error (exit 1), not a signal that
+   * would leave the temporaries behind */
+  if (g_str_equal(a.args[1], "-"))
+    signal(SIGPIPE, SIG_IGN);
   fx_tool_init();
   fx_progress_init(&progress);
   if (a.quiet)
     progress.enabled = FALSE;
   status = fx_process_file(&opts, a.args[0], a.args[1], &progress, &error);
   if (status != FX_EXIT_OK)
-    fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
+    fx_tool_print_error(error != NULL ? error->message : NULL);
 
 out:
   g_clear_error(&error);
@@ -325,7 +429,7 @@ int fx_cmd_process_many(int argc, char **argv)
               *p, out, input);
       failed++;
     } else if (fx_process_file(&opts, *p, out, NULL, &error) != FX_EXIT_OK) {
-      fprintf(stderr, "gst-fx: %s\n", error != NULL ? error->message : "failed");
+      fx_tool_print_error(error != NULL ? error->message : NULL);
       failed++;
     }
     g_clear_error(&error);

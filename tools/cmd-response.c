@@ -59,7 +59,8 @@ static const char *output_kind(const char *path)
   return NULL;
 }
 
-/* The children of a wired fxchain in chain order (element refs). */
+/* The children of a wired fxchain in chain order (element refs), without its format
+ * converters. */
 static GPtrArray *chain_children(GstElement *fxchain)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func(gst_object_unref);
@@ -74,11 +75,14 @@ static GPtrArray *chain_children(GstElement *fxchain)
     pad = NULL;
     if (e == NULL || out->len > 1024)
       break;
-    g_ptr_array_add(out, e);
+    /* fxchain's format converters (S16/S32 <-> float at its edges) are not stages */
+    if (g_strcmp0(G_OBJECT_TYPE_NAME(e), "GstFxRequant") != 0)
+      g_ptr_array_add(out, gst_object_ref(e));
     src = gst_element_get_static_pad(e, "src");
     peer = src != NULL ? gst_pad_get_peer(src) : NULL;
     if (src != NULL)
       gst_object_unref(src);
+    gst_object_unref(e);
     pad = peer; /* the ghost src pad's proxy has no parent element: the walk ends */
   }
   if (ghost != NULL)
@@ -234,12 +238,13 @@ static gboolean write_png(const char *svg, int width, int height, const char *pa
 
 int fx_cmd_response(int argc, char **argv)
 {
-  gchar *chain = NULL, *output = NULL, *title = NULL;
+  gchar *chain = NULL, *chain_file = NULL, *output = NULL, *title = NULL;
   gint rate = 48000, points = 512;
   double fmin = 0.0, fmax = 0.0;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
        "The chain in gst-launch syntax (required); IIR elements, fxgain and volume", "DESC"},
+      FX_TOOL_CHAIN_FILE_ENTRY(chain_file),
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
        "Sample rate the filters are designed for "
        "(default 48000)",
@@ -275,6 +280,8 @@ int fx_cmd_response(int argc, char **argv)
            "names (name=… in the chain). Phase is unwrapped along frequency.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   status = fx_tool_parse_command_line(ctx, &argc, &argv);
+  if (status == FX_EXIT_OK)
+    status = fx_tool_chain_from_file(ctx, &chain, chain_file, FALSE);
   if (status != FX_EXIT_OK)
     goto out;
   if (chain == NULL || *g_strstrip(chain) == '\0') {
@@ -323,7 +330,7 @@ int fx_cmd_response(int argc, char **argv)
   run.frames = 64;
   pipeline = fx_tool_chain_pipeline(&run, &fxchain, &error);
   if (pipeline == NULL || !fx_tool_run_to_eos(pipeline, &warnings, &error)) {
-    fprintf(stderr, "gst-fx: %s\n", error->message);
+    fx_tool_print_error(error->message);
     status = FX_EXIT_FAILURE;
     goto out;
   }
@@ -410,6 +417,7 @@ out:
   g_clear_error(&error);
   g_option_context_free(ctx);
   g_free(chain);
+  g_free(chain_file);
   g_free(output);
   g_free(title);
   return status;

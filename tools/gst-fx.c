@@ -18,23 +18,26 @@ typedef struct {
 } FxCommandEntry;
 
 static const FxCommandEntry commands[] = {
-    {{"process", "Decode a file, run it through a chain, encode it by OUT's extension",
+    {{"process", "Decode a file or a pipe, run it through a chain, encode it by OUT's extension",
       fx_cmd_process},
-     "process --chain DESC [--device D] [--precision P] [--format F32LE|F64LE] [--rate R]\n"
-     "       [--quiet] [--normalize L [--true-peak TP]] IN OUT"},
+     "process --chain DESC|--chain-file FILE [--type T] [--device D] [--precision P]\n"
+     "       [--format F32LE|F64LE] [--rate R] [--quiet] [--normalize L [--true-peak TP]]\n"
+     "       IN|- OUT|-"},
     {{"batch", "Many files through one fused plan, stacked on the channel axis", fx_cmd_batch},
-     "batch --chain DESC -o DIR [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB]\n"
-     "       [--jobs N] [--ext EXT] [--device D] [--precision P] [--format F32LE|F64LE]\n"
-     "       [--quiet] [--normalize L [--true-peak TP]] FILE..."},
+     "batch --chain DESC|--chain-file FILE -o DIR [--recursive] [--input-ext LIST]\n"
+     "       [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB] [--jobs N] [--ext EXT]\n"
+     "       [--device D] [--precision P] [--format F32LE|F64LE] [--quiet]\n"
+     "       [--normalize L [--true-peak TP]] FILE|DIR..."},
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
-     "response --chain DESC --rate R -o FILE.svg|FILE.png|FILE.csv [--points N]\n"
-     "       [--min-frequency F] [--max-frequency F] [--title TEXT]"},
+     "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv\n"
+     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]"},
     {{"info", "Format, duration, peaks, RMS and EBU R128 loudness of each file", fx_cmd_info},
      "info [--json] FILE..."},
     {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
-     "plan --chain DESC [--rate R] [--channels C] [--format F32LE|F64LE] [--frames F]\n"
-     "       [--fuse|--no-fuse] [--device auto|cpu|cuda] [--precision auto|single|double]"},
+     "plan --chain DESC|--chain-file FILE [--rate R] [--channels C] [--format F32LE|F64LE]\n"
+     "       [--frames F] [--fuse|--no-fuse] [--device auto|cpu|cuda]\n"
+     "       [--precision auto|single|double]"},
     {{"count-dispatches", "Fused vs unfused: native calls and CUDA launches per buffer",
       fx_cmd_count_dispatches},
      "count-dispatches [--depths 2,5,10,20] [--device auto|cpu|cuda] [--buffers N]\n"
@@ -55,9 +58,9 @@ static void print_usage(FILE *out)
                "  -h, --help         Show this help (gst-fx COMMAND --help: a command's options)\n"
                "  --version          Print the version and the plugin file in use\n\n"
                "Exit status: 0 success, 1 the pipeline failed (the error is printed on stderr),\n"
-               "2 bad usage. The plugin is looked up in GST_PLUGIN_PATH_1_0, GStreamer's system\n"
-               "plugin path and GST_FX_PLUGIN_DIR, then where gst-fx is installed (from the\n"
-               "build tree: the build's plugin, first).\n");
+               "2 bad usage (one line and a hint on stderr). The plugin is looked up in\n"
+               "GST_PLUGIN_PATH_1_0, GStreamer's system plugin path and GST_FX_PLUGIN_DIR, then\n"
+               "where gst-fx is installed (from the build tree: the build's plugin, first).\n");
 }
 
 int main(int argc, char **argv)
@@ -71,7 +74,7 @@ int main(int argc, char **argv)
    * two channels, round differently. Read when the plugin's engines are configured. */
   setenv("FX_CHUNK", "0", 1);
   if (argc < 2) {
-    print_usage(stderr);
+    fprintf(stderr, "gst-fx: no command given\nTry 'gst-fx --help'.\n");
     return FX_EXIT_USAGE;
   }
   name = argv[1];
@@ -97,7 +100,6 @@ int main(int argc, char **argv)
   if (strcmp(name, "process-many") == 0)
     return fx_cmd_process_many(argc - 1, argv + 1);
 
-  fprintf(stderr, "gst-fx: unknown command \"%s\"\n\n", name);
-  print_usage(stderr);
+  fprintf(stderr, "gst-fx: unknown command \"%s\"\nTry 'gst-fx --help'.\n", name);
   return FX_EXIT_USAGE;
 }

@@ -51,17 +51,41 @@ gboolean fx_tool_running_from_build_tree(void);
 /* The file the registered `fxchain` element comes from (g_free), NULL when there is none. */
 gchar *fx_tool_plugin_filename(void);
 
-/* Parses the GOptionContext of a command. On a bad option prints "gst-fx: MESSAGE" and the
- * command's usage on stderr and returns FALSE (exit with FX_EXIT_USAGE). --help prints the help on
- * stdout and exits 0 (GLib's behaviour). */
+/* Parses the GOptionContext of a command. On a bad option prints the one line "gst-fx: MESSAGE"
+ * and the hint "Try 'gst-fx COMMAND --help'." on stderr and returns FALSE (exit with
+ * FX_EXIT_USAGE). --help prints the full help on stdout and exits 0 (GLib's behaviour). */
 gboolean fx_tool_parse_options(GOptionContext *ctx, int *argc, char ***argv);
 
 /* fx_tool_parse_options(), then refuses any argument left over. Returns FX_EXIT_OK, or
- * FX_EXIT_USAGE after printing the message and the usage on stderr. */
+ * FX_EXIT_USAGE after printing the message and the hint on stderr. */
 int fx_tool_parse_command_line(GOptionContext *ctx, int *argc, char ***argv);
 
-/* Prints "gst-fx: MESSAGE" and the command's usage on stderr; returns FX_EXIT_USAGE. */
+/* A usage error: prints "gst-fx: MESSAGE" (one line) and "Try 'gst-fx COMMAND --help'." (the
+ * command from g_get_prgname()) on stderr, never the whole help; returns FX_EXIT_USAGE. */
 int fx_tool_usage_error(GOptionContext *ctx, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* --chain-file FILE, for every command that takes --chain: the same syntax as --chain, where a
+ * `#` outside quotes starts a comment to the end of its line and line breaks are spaces; "-"
+ * reads standard input. Add FX_TOOL_CHAIN_FILE_ENTRY(var) to the command's options, then call
+ * fx_tool_chain_from_file(ctx, &chain, var, stdin_taken) before checking --chain: with
+ * file == NULL it does nothing; otherwise *chain (which must be NULL: both options are a usage
+ * error) receives the file's chain. "-" when `stdin_taken` (the input is standard input) is a
+ * usage error. A file that cannot be read, holds no chain or leaves a quote open prints one line
+ * naming the file (and the line) and returns FX_EXIT_FAILURE. */
+#define FX_TOOL_CHAIN_FILE_ENTRY(var)                                                              \
+  {                                                                                                \
+    "chain-file", 0, 0, G_OPTION_ARG_FILENAME, &(var),                                             \
+        "Read the chain from FILE (\"-\": standard input): --chain's syntax, # comments, line "    \
+        "breaks",                                                                                  \
+        "FILE"                                                                                     \
+  }
+int fx_tool_chain_from_file(GOptionContext *ctx, gchar **chain, const char *file,
+                            gboolean stdin_taken);
+
+/* Prints "gst-fx: MESSAGE" on stderr; when the chain came from --chain-file and MESSAGE is about
+ * one of its elements (fxchain numbers it, or quotes a name or PROPERTY=VALUE found in the file),
+ * "gst-fx: FILE:LINE: MESSAGE". */
+void fx_tool_print_error(const char *message);
 
 /* Creates an element or sets *error naming the missing factory (and the plugin hint). */
 GstElement *fx_tool_make(const char *factory, const char *name, GError **error);
@@ -128,6 +152,11 @@ gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error);
 gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error);
 void fx_tool_temp_discard(const char *temp);
+/* A private temporary file (mode 0600) ".gst-fx-WHAT-XXXXXX" in the temporary directory ($TMPDIR,
+ * else /tmp), removed on the same signals: the copy of standard input, or standard output's
+ * content until it is complete. Returns its descriptor, *temp its name (remove it with
+ * fx_tool_temp_discard()); -1 with *error on failure. */
+int fx_tool_spool_create(const char *what, gchar **temp, GError **error);
 /* Writes `size` bytes to `path` through a temporary as above. */
 gboolean fx_tool_write_file(const char *path, const void *data, gsize size, GError **error);
 

@@ -282,3 +282,28 @@ gint64 fx_decoder_frames(FxDecoder *dec)
     return -1;
   return (gint64) dec->sf_info.frames;
 }
+
+gchar **fx_media_input_extensions(void)
+{
+  /* names libsndfile's format list does not give, for formats it reads (or GStreamer does) */
+  static const char *const extra[] = {"aif", "aiff", "oga", "opus", "mp3", "wave", NULL};
+  GPtrArray *exts = g_ptr_array_new();
+  int count = 0;
+
+  sf_command(NULL, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof count);
+  for (int i = 0; i < count; i++) {
+    SF_FORMAT_INFO info = {.format = i};
+    if (sf_command(NULL, SFC_GET_FORMAT_MAJOR, &info, sizeof info) != 0 || info.extension == NULL)
+      continue;
+    gchar *ext = g_ascii_strdown(info.extension, -1);
+    if (g_ptr_array_find_with_equal_func(exts, ext, g_str_equal, NULL))
+      g_free(ext);
+    else
+      g_ptr_array_add(exts, ext);
+  }
+  for (int i = 0; extra[i] != NULL; i++)
+    if (!g_ptr_array_find_with_equal_func(exts, extra[i], g_str_equal, NULL))
+      g_ptr_array_add(exts, g_strdup(extra[i]));
+  g_ptr_array_add(exts, NULL);
+  return (gchar **) g_ptr_array_free(exts, FALSE);
+}

@@ -32,7 +32,10 @@ gboolean fx_media_output_supported(const char *path)
 
 /* The output is written to a temporary beside OUT (fx_tool_temp_create()), renamed over OUT by
  * fx_writer_close() once libsndfile has closed it: OUT never holds a partial file, and a failed
- * run leaves whatever was there before. */
+ * run leaves whatever was there before. OUT "-" is standard output: the temporary is in the
+ * temporary directory and is copied to standard output once complete (the header of a wav or flac
+ * file is finished at its end, which a pipe cannot seek back to), so a failed run writes nothing
+ * there at all. */
 struct _FxWriter {
   gchar *path;
   gchar *temp; /* while it is being written */
@@ -41,17 +44,57 @@ struct _FxWriter {
   int sf_format;
   SNDFILE *sf;
   gint channels, rate;
+  gboolean to_stdout; /* OUT "-" */
 };
 
 FxWriter *fx_writer_new(const char *path, const char *format)
 {
-  FxWriter *w = g_new0(FxWriter, 1);
+  return fx_writer_new_typed(path, NULL, format);
+}
 
-  w->path = g_strdup(path);
+FxWriter *fx_writer_new_typed(const char *path, const char *type, const char *format)
+{
+  FxWriter *w = g_new0(FxWriter, 1);
+  gchar *typed = type != NULL ? g_strdup_printf("out.%s", type) : NULL;
+
+  w->to_stdout = g_str_equal(path, "-");
+  w->path = g_strdup(w->to_stdout ? "standard output" : path);
   w->fd = -1;
   w->f64 = g_str_equal(format, "F64LE");
-  w->sf_format = output_format(path, format);
+  /* standard output without a type: wav, what `sox -t wav -` and most readers of a pipe expect */
+  w->sf_format = output_format(typed != NULL ? typed : w->to_stdout ? "out.wav" : path, format);
+  g_free(typed);
   return w;
+}
+
+/* Copies the complete output in the temporary `fd` to standard output. */
+static gboolean copy_to_stdout(int fd, GError **error)
+{
+  char buf[65536];
+  gssize n;
+
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    goto fail;
+  while ((n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      goto fail;
+    for (gssize done = 0; done < n;) {
+      gssize m = write(STDOUT_FILENO, buf + done, (gsize) (n - done));
+      if (m < 0 && errno == EINTR)
+        continue;
+      if (m <= 0)
+        goto fail;
+      done += m;
+    }
+  }
+  return TRUE;
+
+fail:
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+              "cannot write standard output: %s", g_strerror(errno));
+  return FALSE;
 }
 
 gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
@@ -77,7 +120,11 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
                   channels, rate);
       return FALSE;
     }
-    if (w->fd < 0) {
+    if (w->fd < 0 && w->to_stdout) {
+      w->fd = fx_tool_spool_create("stdout", &w->temp, error);
+      if (w->fd < 0)
+        return FALSE;
+    } else if (w->fd < 0) {
       w->fd = fx_tool_temp_create(w->path, &w->temp, error);
       if (w->fd < 0)
         return FALSE;
@@ -132,13 +179,15 @@ gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error)
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: closing failed", w->path);
     ok = FALSE;
   }
+  if (w->to_stdout && w->fd >= 0 && keep && ok && w->sf != NULL)
+    ok = copy_to_stdout(w->fd, error);
   if (w->fd >= 0 && close(w->fd) != 0 && keep && ok) {
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", w->path,
                 g_strerror(errno));
     ok = FALSE;
   }
   if (w->temp != NULL) {
-    if (keep && ok && w->sf != NULL)
+    if (keep && ok && w->sf != NULL && !w->to_stdout)
       ok = fx_tool_temp_commit(w->temp, w->path, error);
     else
       fx_tool_temp_discard(w->temp);

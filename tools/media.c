@@ -7,6 +7,8 @@
 
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static const char *const device_nicks[] = {"auto", "cpu", "cuda", NULL};
@@ -15,7 +17,7 @@ static const char *const precision_nicks[] = {"auto", "single", "double", NULL};
 int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg)
 {
   if (opts->chain == NULL || *opts->chain == '\0')
-    return fx_tool_usage_error(ctx, "--chain is required");
+    return fx_tool_usage_error(ctx, "--chain or --chain-file is required");
   if (format_arg == NULL || g_ascii_strcasecmp(format_arg, "F32LE") == 0 ||
       g_ascii_strcasecmp(format_arg, "F32") == 0)
     opts->format = "F32LE";
@@ -103,10 +105,25 @@ void fx_media_error_from_message(GError **error, GstMessage *msg, const char *pr
 
 void fx_progress_init(FxProgress *p)
 {
-  p->enabled = isatty(STDOUT_FILENO);
+  /* stderr: stdout may be the output itself (OUT "-") */
+  p->enabled = isatty(STDERR_FILENO);
   p->start = g_get_monotonic_time();
   p->last = 0;
   p->drawn = FALSE;
+}
+
+/* The terminal's width in columns: the window size of stderr's terminal, else $COLUMNS, else 80. */
+static int terminal_columns(void)
+{
+  struct winsize ws;
+  const char *env;
+
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  env = g_getenv("COLUMNS");
+  if (env != NULL && g_ascii_strtoll(env, NULL, 10) > 0)
+    return (int) MIN(g_ascii_strtoll(env, NULL, 10), 1000);
+  return 80;
 }
 
 static void format_time(char *out, size_t size, double seconds)
@@ -119,12 +136,27 @@ static void format_time(char *out, size_t size, double seconds)
     g_snprintf(out, size, "%02ld:%02ld", s / 60, s % 60);
 }
 
+/* `label` cut to `width` bytes by dropping its middle ("/data...file-name.wav"): the start of a
+ * path and, given two thirds of the room, the end of the file's name stay readable. */
+static gchar *middle_truncate(const char *label, int width)
+{
+  int len = (int) strlen(label);
+
+  if (len <= width)
+    return g_strdup(label);
+  if (width < 5)
+    return g_strndup(label, (gsize) MAX(width, 0));
+  int head = (width - 3) / 3, tail = width - 3 - head;
+  return g_strdup_printf("%.*s...%s", head, label, label + len - tail);
+}
+
 void fx_progress_update(FxProgress *p, double fraction, const char *label)
 {
   gint64 now = g_get_monotonic_time();
-  char elapsed[32], left[32], bar[31];
+  char elapsed[32], left[32], bar[64], stats[96];
   double secs;
-  int fill;
+  int cols, room, bar_width, stats_len, fill;
+  gchar *name;
 
   if (!p->enabled || (p->drawn && now - p->last < 100 * G_TIME_SPAN_MILLISECOND && fraction < 1))
     return;
@@ -132,25 +164,49 @@ void fx_progress_update(FxProgress *p, double fraction, const char *label)
   p->drawn = TRUE;
   fraction = CLAMP(fraction, 0.0, 1.0);
   secs = (double) (now - p->start) / G_USEC_PER_SEC;
-  fill = (int) (fraction * 30.0);
-  for (int i = 0; i < 30; i++)
-    bar[i] = i < fill ? '#' : '-';
-  bar[30] = '\0';
   format_time(elapsed, sizeof(elapsed), secs);
   if (fraction > 0.001)
     format_time(left, sizeof(left), secs * (1.0 - fraction) / fraction);
   else
     g_strlcpy(left, "--:--", sizeof(left));
-  printf("\r[%s] %3d%%  %s elapsed  %s left  %.30s\033[K", bar, (int) (fraction * 100.0), elapsed,
-         left, label != NULL ? label : "");
-  fflush(stdout);
+  if (label == NULL)
+    label = "";
+  /* The whole line stays within the terminal's width less one column (a character in the last
+   * column wraps on some terminals), so that \r redraws it in place: the words of the times go
+   * first below 72 columns, then the bar shrinks (from 30 to 10 cells), then the label is cut in
+   * its middle; below about 30 columns only the percentage and the times are left. */
+  cols = terminal_columns();
+  room = cols - 1;
+  if (cols >= 72)
+    stats_len = g_snprintf(stats, sizeof(stats), " %3d%%  %s elapsed  %s left",
+                           (int) (fraction * 100.0), elapsed, left);
+  else
+    stats_len =
+        g_snprintf(stats, sizeof(stats), " %3d%% %s<%s", (int) (fraction * 100.0), elapsed, left);
+  /* "[" bar "]" stats "  " label */
+  bar_width = room - stats_len - 2 - 2 - MIN((int) strlen(label), 30);
+  bar_width = CLAMP(bar_width, 10, 30);
+  if (room - stats_len - 2 - bar_width < 0)
+    bar_width = 0;
+  fill = (int) (fraction * bar_width);
+  for (int i = 0; i < bar_width; i++)
+    bar[i] = i < fill ? '#' : '-';
+  bar[bar_width] = '\0';
+  int used = stats_len + (bar_width > 0 ? bar_width + 2 : 0);
+  name = middle_truncate(label, room - used - 2);
+  if (bar_width > 0)
+    fprintf(stderr, "\r[%s]%s%s%s\033[K", bar, stats, *name != '\0' ? "  " : "", name);
+  else
+    fprintf(stderr, "\r%.*s\033[K", MAX(room, 0), stats + 1);
+  fflush(stderr);
+  g_free(name);
 }
 
 void fx_progress_done(FxProgress *p)
 {
   if (p->enabled && p->drawn) {
-    printf("\n");
-    fflush(stdout);
+    fprintf(stderr, "\n");
+    fflush(stderr);
   }
   p->drawn = FALSE;
 }

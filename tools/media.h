@@ -47,6 +47,7 @@ typedef struct {
   const char *precision; /* enum nick or NULL */
   const char *format;    /* "F32LE" or "F64LE": decoded and processed format, wav output format */
   gint rate;             /* resample to this rate; 0: keep each file's rate */
+  const char *type;      /* OUT's format by extension name (process --type), NULL: OUT's own */
 } FxMediaOptions;
 
 /* What a file may announce, checked when it is opened (a per-file error beyond these, before
@@ -72,6 +73,11 @@ gboolean fx_media_same_file(const char *a, const char *b);
 /* TRUE when OUT's extension names a format FxWriter writes (wav, flac, ogg/oga; any case). */
 gboolean fx_media_output_supported(const char *path);
 
+/* The extensions of the files `batch` takes from an input directory by default: every major
+ * format libsndfile reads (its format list's extensions, lower case) and the other names of
+ * those formats (aif, oga, opus, mp3, wave). NULL-terminated, g_strfreev(). */
+gchar **fx_media_input_extensions(void);
+
 /* The extensions FxWriter knows, for messages. */
 #define FX_MEDIA_EXTENSIONS "wav, flac, ogg"
 
@@ -82,6 +88,10 @@ gboolean fx_media_output_supported(const char *path);
 typedef struct _FxWriter FxWriter;
 
 FxWriter *fx_writer_new(const char *path, const char *format);
+/* As fx_writer_new(), with the format of `type` (an extension: "wav", "flac", "ogg") instead of
+ * the path's when `type` is not NULL. `path` "-" is standard output (default type wav), written
+ * only once the whole output is complete (a failed run writes nothing there). */
+FxWriter *fx_writer_new_typed(const char *path, const char *type, const char *format);
 /* `frames` interleaved frames of `channels` channels at `rate` in the writer's format (the
  * processing format): the first call fixes channels and rate. */
 gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
@@ -175,8 +185,10 @@ void fx_media_setup_chain(GstElement *fxchain, const FxMediaOptions *opts);
 /* Time stamps for block `frames_done` frames into the stream. */
 void fx_media_stamp(GstBuffer *buf, guint64 frames_done, guint64 frames, gint rate);
 
-/* Progress on a terminal: "[#####-----]  42%  00:03 elapsed  00:04 left  label". Disabled (no
- * output at all) when stdout is not a terminal. */
+/* Progress on stderr's terminal: "[#####-----]  42%  00:03 elapsed  00:04 left  label", redrawn
+ * in place with \r, fitted to the terminal's width (TIOCGWINSZ, else $COLUMNS): shorter times,
+ * a shorter bar, the label cut in its middle. Disabled (no output at all) when stderr is not a
+ * terminal; never on stdout, which may carry the output (OUT "-"). */
 typedef struct {
   gboolean enabled;
   gint64 start, last;
@@ -187,7 +199,10 @@ void fx_progress_init(FxProgress *p);
 void fx_progress_update(FxProgress *p, double fraction, const char *label);
 void fx_progress_done(FxProgress *p);
 
-/* Runs `process` for one file (used by `process` and the benchmark's per-file path). */
+/* Runs `process` for one file (used by `process` and the benchmark's per-file path). IN "-" is
+ * standard input, first copied whole to a temporary file (a pipe cannot seek, and the decoders
+ * need a length and, for some files, a second look at the header); OUT "-" is standard output
+ * (fx_writer_new_typed()). */
 int fx_process_file(const FxMediaOptions *opts, const char *in, const char *out,
                     FxProgress *progress, GError **error);
 

@@ -179,17 +179,27 @@ gchar *fx_tool_plugin_filename(void)
   return filename;
 }
 
+/* "gst-fx process" (g_set_prgname() of each command) -> "Try 'gst-fx process --help'." */
+static void print_usage_hint(void)
+{
+  const char *prg = g_get_prgname();
+
+  fprintf(stderr, "Try '%s --help'.\n",
+          prg != NULL && g_str_has_prefix(prg, "gst-fx") ? prg : "gst-fx");
+}
+
 int fx_tool_usage_error(GOptionContext *ctx, const char *format, ...)
 {
   va_list ap;
-  gchar *msg, *help;
+  gchar *msg;
 
+  (void) ctx; /* the full help is `--help`'s, on stdout */
   va_start(ap, format);
   msg = g_strdup_vprintf(format, ap);
   va_end(ap);
-  help = g_option_context_get_help(ctx, TRUE, NULL);
-  fprintf(stderr, "gst-fx: %s\n\n%s", msg, help);
-  g_free(help);
+  g_strdelimit(msg, "\r\n", ' ');
+  fprintf(stderr, "gst-fx: %s\n", msg);
+  print_usage_hint();
   g_free(msg);
   return FX_EXIT_USAGE;
 }
@@ -548,15 +558,16 @@ static gchar *temp_destination(const char *path)
   return dest;
 }
 
+static GOnce temp_once = G_ONCE_INIT;
+
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
 {
-  static GOnce once = G_ONCE_INIT;
   gchar *dest = temp_destination(path);
   gchar *dir = g_path_get_dirname(dest), *base = g_path_get_basename(dest), *name;
   int fd, err;
 
   g_free(dest);
-  g_once(&once, temp_init, NULL);
+  g_once(&temp_once, temp_init, NULL);
   /* hidden, in OUT's directory (the same file system, so that the rename is atomic); a long
    * name is cut so that the suffix fits in a file name */
   if (strlen(base) > 200)
@@ -575,6 +586,29 @@ int fx_tool_temp_create(const char *path, gchar **temp, GError **error)
   if (fd < 0) {
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "cannot write %s: %s", path,
                 g_strerror(err));
+    g_clear_pointer(temp, g_free);
+  }
+  return fd;
+}
+
+int fx_tool_spool_create(const char *what, gchar **temp, GError **error)
+{
+  gchar *name = g_strdup_printf(".gst-fx-%s-XXXXXX", what);
+  int fd, err;
+
+  g_once(&temp_once, temp_init, NULL);
+  /* no link is followed here: the name is made by mkstemp in the temporary directory itself */
+  *temp = g_build_filename(g_get_tmp_dir(), name, NULL);
+  g_free(name);
+  g_mutex_lock(&temp_lock);
+  fd = g_mkstemp_full(*temp, O_RDWR | O_CLOEXEC, 0600);
+  err = errno;
+  if (fd >= 0)
+    g_hash_table_add(temp_paths, g_strdup(*temp));
+  g_mutex_unlock(&temp_lock);
+  if (fd < 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+                "cannot create a temporary file in %s: %s", g_get_tmp_dir(), g_strerror(err));
     g_clear_pointer(temp, g_free);
   }
   return fd;
@@ -640,4 +674,172 @@ gboolean fx_tool_write_file(const char *path, const void *data, gsize size, GErr
   gboolean ok = fx_tool_temp_commit(temp, path, error);
   g_free(temp);
   return ok;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* --chain-file (see gst-fx.h)                                                              */
+
+/* The chain file of this run, kept so that an error about one of its elements names its line:
+ * the file's name, its text (comments removed, lines kept) and the line on which each element
+ * (counted as fxchain counts them, split at '!' outside quotes) starts. */
+static struct {
+  gchar *path;
+  gchar **lines;
+  GArray *element_lines; /* guint, 1-based */
+} chain_source;
+
+/* Strips `#` comments (outside quotes) from `text` in place, line by line, and records where
+ * each element starts. FALSE with *line set where a quote opened and was never closed. */
+static gboolean chain_file_scan(gchar *text, GArray *element_lines, guint *line)
+{
+  char quote = '\0';
+  guint quote_line = 0, current = 1;
+  gboolean in_comment = FALSE, element_pending = TRUE;
+
+  for (char *p = text; *p != '\0'; p++) {
+    if (*p == '\n') {
+      current++;
+      in_comment = FALSE;
+      continue;
+    }
+    if (in_comment) {
+      *p = ' ';
+      continue;
+    }
+    if (quote != '\0') {
+      if (*p == '\\' && p[1] != '\0' && p[1] != '\n')
+        p++;
+      else if (*p == quote)
+        quote = '\0';
+      continue;
+    }
+    if (*p == '#') {
+      in_comment = TRUE;
+      *p = ' ';
+      continue;
+    }
+    if (*p == '"' || *p == '\'') {
+      quote = *p;
+      quote_line = current;
+    }
+    if (*p == '!') {
+      element_pending = TRUE;
+      continue;
+    }
+    if (element_pending && !g_ascii_isspace(*p)) {
+      g_array_append_val(element_lines, current);
+      element_pending = FALSE;
+    }
+  }
+  if (quote != '\0') {
+    *line = quote_line;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int fx_tool_chain_from_file(GOptionContext *ctx, gchar **chain, const char *file,
+                            gboolean stdin_taken)
+{
+  GError *err = NULL;
+  gchar *text = NULL;
+  guint bad_line = 0;
+  gboolean ok;
+
+  if (file == NULL)
+    return FX_EXIT_OK;
+  if (*chain != NULL)
+    return fx_tool_usage_error(ctx, "--chain and --chain-file exclude each other");
+  if (g_str_equal(file, "-") && stdin_taken)
+    return fx_tool_usage_error(ctx, "--chain-file - reads standard input, which the input "
+                                    "already reads");
+  if (g_str_equal(file, "-")) {
+    GIOChannel *in = g_io_channel_unix_new(0);
+    gsize len = 0;
+    ok = g_io_channel_read_to_end(in, &text, &len, &err) == G_IO_STATUS_NORMAL;
+    g_io_channel_unref(in);
+  } else {
+    ok = g_file_get_contents(file, &text, NULL, &err);
+  }
+  if (!ok) {
+    /* GLib's message names the file */
+    fprintf(stderr, "gst-fx: --chain-file: %s\n", err != NULL ? err->message : "cannot read");
+    g_clear_error(&err);
+    g_free(text);
+    return FX_EXIT_FAILURE;
+  }
+  g_free(chain_source.path);
+  g_strfreev(chain_source.lines);
+  if (chain_source.element_lines != NULL)
+    g_array_unref(chain_source.element_lines);
+  chain_source.path = g_strdup(g_str_equal(file, "-") ? "<stdin>" : file);
+  chain_source.element_lines = g_array_new(FALSE, FALSE, sizeof(guint));
+  if (!chain_file_scan(text, chain_source.element_lines, &bad_line)) {
+    fprintf(stderr, "gst-fx: %s:%u: the quote opened on this line is not closed\n",
+            chain_source.path, bad_line);
+    g_free(text);
+    return FX_EXIT_FAILURE;
+  }
+  chain_source.lines = g_strsplit(text, "\n", -1);
+  /* line breaks are white space in the chain's syntax */
+  g_strdelimit(text, "\r\n\t", ' ');
+  g_strstrip(text);
+  if (*text == '\0') {
+    fprintf(stderr, "gst-fx: %s: no chain in the file (only comments and blank lines)\n",
+            chain_source.path);
+    g_free(text);
+    return FX_EXIT_FAILURE;
+  }
+  *chain = text;
+  return FX_EXIT_OK;
+}
+
+/* The line of the chain file an error message is about, 0 when none: the element it numbers
+ * ("(element N of the chain)", fxchain's words), else the first line holding one of its words
+ * written as PROPERTY=VALUE or in quotes (an error that cites neither, such as a file's, is not
+ * the chain's). */
+static guint chain_error_line(const char *message)
+{
+  const GArray *el = chain_source.element_lines;
+  const char *p = strstr(message, "(element ");
+  guint found = 0;
+
+  if (p != NULL) {
+    guint64 n = g_ascii_strtoull(p + 9, NULL, 10);
+    if (n >= 1 && n <= el->len)
+      return g_array_index(el, guint, n - 1);
+  }
+  gchar **words = g_strsplit_set(message, " ,;:()", -1);
+  for (gchar **w = words; *w != NULL && found == 0; w++) {
+    gchar *word = *w;
+    gsize len = strlen(word);
+    gboolean quoted = len > 2 && word[0] == '"' && word[len - 1] == '"';
+    if (quoted) {
+      word[len - 1] = '\0';
+      word++;
+    }
+    if (strlen(word) < 2 || (!quoted && strchr(word, '=') == NULL))
+      continue;
+    for (guint i = 0; chain_source.lines[i] != NULL; i++)
+      if (strstr(chain_source.lines[i], word) != NULL) {
+        found = i + 1;
+        break;
+      }
+  }
+  g_strfreev(words);
+  return found;
+}
+
+void fx_tool_print_error(const char *message)
+{
+  guint line;
+
+  if (message == NULL)
+    message = "failed";
+  if (chain_source.path == NULL || chain_source.lines == NULL ||
+      (line = chain_error_line(message)) == 0) {
+    fprintf(stderr, "gst-fx: %s\n", message);
+    return;
+  }
+  fprintf(stderr, "gst-fx: %s:%u: %s\n", chain_source.path, line, message);
 }

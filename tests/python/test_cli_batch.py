@@ -118,7 +118,7 @@ def test_batch_equals_process_bit_for_bit(inputs, tmp_path, extra):
     for name in names:
         rp = gst_fx("process", "--chain", CHAIN, *extra, str(d / name), str(out_p / name))
         assert rp.returncode == 0, rp.stderr
-        assert rp.stdout == "", "no progress bar when stdout is not a terminal"
+        assert rp.stdout == "" and rp.stderr == "", "no progress bar off a terminal"
     for name, ch, n, rate in FILES:
         a = (out_b / name).read_bytes()
         b = (out_p / name).read_bytes()
@@ -270,7 +270,8 @@ def test_batch_output_collision_and_ext(inputs, tmp_path):
     shutil.copy(d / "a.wav", other / "a.wav")
     r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o"), str(d / "a.wav"),
                str(other / "a.wav"))
-    assert r.returncode == 2 and "Usage" in r.stderr, r.stderr
+    assert r.returncode == 2 and "would both be written" in r.stderr, r.stderr
+    assert r.stderr.splitlines()[1:] == ["Try 'gst-fx batch --help'."], r.stderr
     r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "o"), "--ext", "flac",
                str(d / "a.wav"), str(d / "b.wav"))
     assert r.returncode == 0, r.stderr
@@ -379,8 +380,9 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
     import pty
     d, _ = inputs
     master, slave = pty.openpty()
+    # on stderr (stdout may carry the output: OUT "-")
     p = subprocess.Popen([gst_fx_path(), "process", "--chain", CHAIN, str(d / "c.wav"),
-                          str(tmp_path / "c.wav")], stdout=slave, stderr=subprocess.PIPE)
+                          str(tmp_path / "c.wav")], stderr=slave, stdout=subprocess.PIPE)
     os.close(slave)
     out = b""
     while True:
@@ -393,13 +395,14 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
         out += chunk
     p.wait(timeout=60)
     os.close(master)
-    assert p.returncode == 0, p.stderr.read()
+    assert p.returncode == 0, out
+    assert p.stdout.read() == b""
     text = out.decode(errors="replace")
     assert "100%" in text and "elapsed" in text and "left" in text, text
     # --quiet: nothing even on a terminal
     master, slave = pty.openpty()
     p = subprocess.Popen([gst_fx_path(), "process", "-q", "--chain", CHAIN, str(d / "c.wav"),
-                          str(tmp_path / "c2.wav")], stdout=slave)
+                          str(tmp_path / "c2.wav")], stderr=slave)
     os.close(slave)
     p.wait(timeout=60)
     try:
@@ -413,10 +416,11 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
 # ------------------------------------------------------------------------------------------------
 # errors, usage, help
 
-PROCESS_OPTIONS = ("--chain", "--device", "--precision", "--format", "--rate", "--quiet",
-                   "--help")
-BATCH_OPTIONS = ("--chain", "--output-dir", "--shard", "--files-from", "--rate", "--memory", "--jobs", "--ext",
-                 "--device", "--precision", "--format", "--quiet", "--help")
+PROCESS_OPTIONS = ("--chain", "--chain-file", "--type", "--device", "--precision", "--format",
+                   "--rate", "--quiet", "--help")
+BATCH_OPTIONS = ("--chain", "--chain-file", "--output-dir", "--recursive", "--input-ext", "--shard",
+                 "--files-from", "--rate", "--memory", "--jobs", "--ext", "--device", "--precision",
+                 "--format", "--quiet", "--help")
 
 
 @pytest.mark.parametrize("command,options", [("process", PROCESS_OPTIONS),
@@ -460,7 +464,10 @@ def test_help_mentions_every_option(command, options):
 def test_bad_arguments_exit_2_with_usage(args):
     r = gst_fx(*args)
     assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
-    assert "Usage" in r.stderr, r.stderr
+    # one line and the hint, not the whole help (issue 19)
+    err = r.stderr.splitlines()
+    assert len(err) == 2 and err[0].startswith("gst-fx: "), r.stderr
+    assert err[1] == "Try 'gst-fx %s --help'." % args[0], r.stderr
     assert r.stdout == ""
 
 

@@ -124,7 +124,9 @@ def test_png(tmp_path):
 def test_bad_arguments(args, code, needle):
     r = gst_fx(*args)
     assert r.returncode == code, (args, r.stdout, r.stderr)
-    assert "Usage" in r.stderr and needle in r.stderr, r.stderr
+    err = r.stderr.splitlines()
+    assert len(err) == 2 and needle in err[0], r.stderr
+    assert err[1] == "Try 'gst-fx response --help'.", r.stderr
 
 
 def test_stage_without_response_and_bad_chain(tmp_path):

@@ -198,7 +198,8 @@ def test_man_page_renders(installed):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     text = re.sub(".\b", "", r.stdout).replace("\u2010", "-")  # overstrike bold, hyphens
     for word in ("gst-fx", "SYNOPSIS", "process", "batch", "response", "plan",
-                 "count-dispatches", "--chain", "GST_PLUGIN_PATH_1_0", "EXIT STATUS"):
+                 "count-dispatches", "--chain", "--chain-file", "--type", "--recursive",
+                 "--input-ext", "GST_PLUGIN_PATH_1_0", "EXIT STATUS"):
         assert word in text, word
 
 
@@ -215,7 +216,9 @@ printf '%s\n' "${COMPREPLY[@]}"
 @pytest.mark.parametrize("words,expected", [
     (["gst-fx", "pro"], ["process"]),
     (["gst-fx", "count"], ["count-dispatches"]),
-    (["gst-fx", "process", "--ch"], ["--chain"]),
+    (["gst-fx", "process", "--ch"], ["--chain", "--chain-file"]),
+    (["gst-fx", "process", "--type", ""], ["wav", "flac", "ogg"]),
+    (["gst-fx", "batch", "--rec"], ["--recursive"]),
     (["gst-fx", "plan", "--device", ""], ["auto", "cpu", "cuda"]),
     (["gst-fx", "batch", "--precision", "s"], ["single"]),
     (["gst-fx", "plan", "--chain", "fxbutter"], ["fxbutterworth"]),

@@ -390,3 +390,21 @@ def test_loudnorm_over_64_channels_limits_only():
     y = res.y[la:].astype(np.float64)
     assert np.abs(y).max() <= 10 ** (-6 / 20) * 1.01
     assert np.abs(y[RATE // 2:]).max() >= 10 ** (-6 / 20) * 0.97  # limited, not muted
+
+
+@pytest.mark.parametrize("fmt", ["S16LE", "S32LE"])
+def test_integer_streams(fmt):
+    """Integer streams (issue 18's formats): fxnormalize mode=lufs (held as floats) reaches
+    -16 LUFS +- 0.1 and fxloudnorm runs as floats, requantised, its output finite and under the
+    ceiling."""
+    x = programme(seconds=6.0)
+    conv = "audioconvert ! audio/x-raw,format=%s ! " % fmt
+    back = " ! audioconvert ! audio/x-raw,format=F64LE"
+    res = run_pipeline(conv + "fxnormalize mode=lufs target-lufs=-16" + back, x, RATE)
+    assert_clean(res, frames=len(x))
+    assert abs(bs1770_integrated(res.y) + 16.0) <= 0.1
+    res = run_pipeline(conv + "fxloudnorm max-true-peak=-1" + back, x, RATE)
+    assert not res.errors and res.eos
+    la = res.y.shape[0] - x.shape[0]
+    assert 3.1 * RATE <= la < 3.2 * RATE
+    assert np.isfinite(res.y).all() and np.abs(res.y).max() <= 10 ** (-1 / 20)

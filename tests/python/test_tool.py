@@ -83,7 +83,12 @@ def test_command_help_mentions_every_option(command, options):
 def test_bad_arguments_exit_2_with_usage(args):
     r = gst_fx(*args)
     assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
-    assert "Usage" in r.stderr, r.stderr
+    # one line and the hint, not the whole help (issue 19)
+    err = r.stderr.splitlines()
+    assert len(err) == 2 and err[0].startswith("gst-fx: "), r.stderr
+    hint = "gst-fx %s --help" % args[0] if args and args[0] in ("plan", "count-dispatches") \
+        else "gst-fx --help"
+    assert err[1] == "Try '%s'." % hint, r.stderr
     assert r.stdout == ""
 
 
