@@ -547,23 +547,9 @@ static gboolean gst_fx_dynamics_sink_event(GstBaseTransform *trans, GstEvent *ev
 static gboolean gst_fx_dynamics_query(GstBaseTransform *trans, GstPadDirection direction,
                                       GstQuery *query)
 {
-  GstFxDynamics *self = GST_FX_DYNAMICS(trans);
-  gboolean ret;
-
-  if (gst_fx_query_caps_ours_first(trans, direction, query,
-                                   GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class), &ret))
-    return ret;
-  ret = GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class)->query(trans, direction, query);
-
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
-    GstClockTime ours;
-    GST_OBJECT_LOCK(self);
-    ours = PRIV(self)->latency;
-    GST_OBJECT_UNLOCK(self);
-    gst_fx_query_add_latency(query, ours);
-    GST_DEBUG_OBJECT(self, "latency query: adding %" GST_TIME_FORMAT, GST_TIME_ARGS(ours));
-  }
-  return ret;
+  return gst_fx_query_with_latency(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_dynamics_parent_class),
+                                   &PRIV(GST_FX_DYNAMICS(trans))->latency);
 }
 
 static void gst_fx_dynamics_class_init(GstFxDynamicsClass *klass)

@@ -563,3 +563,24 @@ void gst_fx_requant_set_partner(GstFxRequant *out, GstFxRequant *in)
 {
   out->partner = in;
 }
+
+gboolean gst_fx_query_with_latency(GstBaseTransform *trans, GstPadDirection direction,
+                                   GstQuery *query, GstBaseTransformClass *parent,
+                                   const GstClockTime *latency)
+{
+  gboolean ret;
+
+  if (gst_fx_query_caps_ours_first(trans, direction, query, parent, &ret))
+    return ret;
+  ret = parent->query(trans, direction, query);
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
+    GstClockTime ours;
+
+    GST_OBJECT_LOCK(trans);
+    ours = *latency;
+    GST_OBJECT_UNLOCK(trans);
+    gst_fx_query_add_latency(query, ours);
+    GST_DEBUG_OBJECT(trans, "latency query: adding %" GST_TIME_FORMAT, GST_TIME_ARGS(ours));
+  }
+  return ret;
+}

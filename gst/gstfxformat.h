@@ -127,6 +127,13 @@ gboolean gst_fx_query_caps_ours_first(GstBaseTransform *trans, GstPadDirection d
                                       GstQuery *query, GstBaseTransformClass *parent,
                                       gboolean *ret);
 
+/* The query function of an element that delays its output by a look-ahead: CAPS in the element's
+ * order (above), everything else by @parent, and a LATENCY query on the src pad answered by the
+ * parent with *@latency (read under the object's lock) added. */
+gboolean gst_fx_query_with_latency(GstBaseTransform *trans, GstPadDirection direction,
+                                   GstQuery *query, GstBaseTransformClass *parent,
+                                   const GstClockTime *latency);
+
 /* The converter fxchain puts at its edges (not a registered element): with @to_float, S16 in ->
  * F32 out and S32 -> F64 (exact); otherwise F32 in -> S16 out and F64 -> S32 (requantised as
  * above, with its own `dither`, `dither-seed` and `clipped`). F32 and F64 pass through untouched

@@ -334,22 +334,9 @@ static gboolean gst_fx_loudnorm_sink_event(GstBaseTransform *trans, GstEvent *ev
 static gboolean gst_fx_loudnorm_query(GstBaseTransform *trans, GstPadDirection direction,
                                       GstQuery *query)
 {
-  GstFxLoudnorm *self = GST_FX_LOUDNORM(trans);
-  gboolean ret;
-
-  if (gst_fx_query_caps_ours_first(trans, direction, query,
-                                   GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class), &ret))
-    return ret;
-  ret = GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class)->query(trans, direction, query);
-
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
-    GstClockTime ours;
-    GST_OBJECT_LOCK(self);
-    ours = self->latency;
-    GST_OBJECT_UNLOCK(self);
-    gst_fx_query_add_latency(query, ours);
-  }
-  return ret;
+  return gst_fx_query_with_latency(trans, direction, query,
+                                   GST_BASE_TRANSFORM_CLASS(gst_fx_loudnorm_parent_class),
+                                   &GST_FX_LOUDNORM(trans)->latency);
 }
 
 static void gst_fx_loudnorm_class_init(GstFxLoudnormClass *klass)
