@@ -275,6 +275,7 @@ static void gst_fx_chain_dispose(GObject *object)
 
   g_rec_mutex_lock(&self->wire_lock);
   stats_remove(self);
+  g_clear_object(&self->event_ghost); /* the sink ghost pad's ref taken while wired */
   g_ptr_array_set_size(self->links, 0);
   g_ptr_array_set_size(self->plan_stages, 0);
   g_ptr_array_set_size(self->order, 0);
