@@ -486,24 +486,16 @@ static void push_tail(GstFxDynamics *self)
 
   if (priv->dyn == NULL || bpf == 0 || (la = fx_dyn_latency(priv->dyn)) == 0)
     return;
-  buf = gst_buffer_new_allocate(NULL, la * bpf, NULL);
-  if (buf == NULL || !gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
-    if (buf)
-      gst_buffer_unref(buf);
-    GST_ELEMENT_WARNING(
-        self, RESOURCE, NO_SPACE_LEFT, (NULL),
-        ("cannot allocate the look-ahead tail: the last %" G_GSIZE_FORMAT " frames are lost", la));
+  buf = gst_fx_lookahead_tail_new(GST_ELEMENT(self), la, bpf, priv->rate, priv->next_pts,
+                                  priv->next_offset);
+  if (buf == NULL)
+    return;
+  if (!gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref(buf);
     return;
   }
-  memset(map.data, 0, map.size);
   process(self, map.data, la, GST_CLOCK_TIME_NONE);
   gst_buffer_unmap(buf, &map);
-  GST_BUFFER_PTS(buf) = priv->next_pts;
-  GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(la, GST_SECOND, priv->rate);
-  if (priv->next_offset != GST_BUFFER_OFFSET_NONE) {
-    GST_BUFFER_OFFSET(buf) = priv->next_offset;
-    GST_BUFFER_OFFSET_END(buf) = priv->next_offset + la;
-  }
   GST_DEBUG_OBJECT(self, "pushing the %" G_GSIZE_FORMAT "-frame look-ahead tail", la);
   gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(trans), buf);
   fx_dyn_reset(priv->dyn);

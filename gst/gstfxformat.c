@@ -584,3 +584,25 @@ gboolean gst_fx_query_with_latency(GstBaseTransform *trans, GstPadDirection dire
   }
   return ret;
 }
+
+GstBuffer *gst_fx_lookahead_tail_new(GstElement *self, gsize frames, gsize bpf, gint rate,
+                                     GstClockTime pts, guint64 offset)
+{
+  GstBuffer *buf = gst_buffer_new_allocate(NULL, frames * bpf, NULL);
+
+  if (buf == NULL) {
+    GST_ELEMENT_WARNING(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+                        ("cannot allocate the look-ahead tail: the last %" G_GSIZE_FORMAT
+                         " frames are lost",
+                         frames));
+    return NULL;
+  }
+  gst_buffer_memset(buf, 0, 0, frames * bpf);
+  GST_BUFFER_PTS(buf) = pts;
+  GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(frames, GST_SECOND, rate);
+  if (offset != GST_BUFFER_OFFSET_NONE) {
+    GST_BUFFER_OFFSET(buf) = offset;
+    GST_BUFFER_OFFSET_END(buf) = offset + frames;
+  }
+  return buf;
+}

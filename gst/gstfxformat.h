@@ -134,6 +134,12 @@ gboolean gst_fx_query_with_latency(GstBaseTransform *trans, GstPadDirection dire
                                    GstQuery *query, GstBaseTransformClass *parent,
                                    const GstClockTime *latency);
 
+/* A look-ahead element's tail at EOS: a zeroed buffer of @frames frames (@bpf bytes each),
+ * stamped to follow the stream (@pts, @offset: the next ones, or NONE; @rate for the duration).
+ * NULL, with a warning on @self's bus, without memory. */
+GstBuffer *gst_fx_lookahead_tail_new(GstElement *self, gsize frames, gsize bpf, gint rate,
+                                     GstClockTime pts, guint64 offset);
+
 /* The converter fxchain puts at its edges (not a registered element): with @to_float, S16 in ->
  * F32 out and S32 -> F64 (exact); otherwise F32 in -> S16 out and F64 -> S32 (requantised as
  * above, with its own `dither`, `dither-seed` and `clipped`). F32 and F64 pass through untouched

@@ -273,24 +273,16 @@ static void push_tail(GstFxLoudnorm *self)
 
   if (self->ln == NULL || bpf == 0 || (la = fx_loudnorm_latency(self->ln)) == 0)
     return;
-  buf = gst_buffer_new_allocate(NULL, la * bpf, NULL);
-  if (buf == NULL || !gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
-    if (buf)
-      gst_buffer_unref(buf);
-    GST_ELEMENT_WARNING(
-        self, RESOURCE, NO_SPACE_LEFT, (NULL),
-        ("cannot allocate the look-ahead tail: the last %" G_GSIZE_FORMAT " frames are lost", la));
+  buf = gst_fx_lookahead_tail_new(GST_ELEMENT(self), la, bpf, self->rate, self->next_pts,
+                                  self->next_offset);
+  if (buf == NULL)
+    return;
+  if (!gst_buffer_map(buf, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref(buf);
     return;
   }
-  memset(map.data, 0, map.size);
   process(self, map.data, la, GST_CLOCK_TIME_NONE);
   gst_buffer_unmap(buf, &map);
-  GST_BUFFER_PTS(buf) = self->next_pts;
-  GST_BUFFER_DURATION(buf) = gst_util_uint64_scale_int(la, GST_SECOND, self->rate);
-  if (self->next_offset != GST_BUFFER_OFFSET_NONE) {
-    GST_BUFFER_OFFSET(buf) = self->next_offset;
-    GST_BUFFER_OFFSET_END(buf) = self->next_offset + la;
-  }
   gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(GST_BASE_TRANSFORM(self)), buf);
   GST_OBJECT_LOCK(self);
   fx_loudnorm_reset(self->ln);
