@@ -51,6 +51,19 @@ void fx_quant_s32_to_f64(const int32_t *in, double *out, size_t n)
     out[i] = (double) in[i] * (1.0 / FX_QUANT_S32_SCALE);
 }
 
+/* v (finite) rounded to the nearest integer, ties to even, and clamped to [lo, hi]; *clipped
+ * counts a value outside. First held within one step beyond the range, so that the magic-number
+ * rounding stays exact for any input. */
+static inline double round_clamp_f64(double v, double lo, double hi, size_t *clipped)
+{
+  v = v > lo - 1.0 ? v : lo - 1.0;
+  v = v < hi + 1.0 ? v : hi + 1.0;
+  v = (v + ROUND_MAGIC_F64) - ROUND_MAGIC_F64;
+  *clipped += (v > hi) | (v < lo);
+  v = v < hi ? v : hi;
+  return v > lo ? v : lo;
+}
+
 size_t fx_quant_f32_to_s16(const float *in, int16_t *out, size_t n, fx_dither_t dither,
                            fx_quant_rng_t *rng)
 {
@@ -62,13 +75,7 @@ size_t fx_quant_f32_to_s16(const float *in, int16_t *out, size_t n, fx_dither_t 
       double v = (double) in[i] * FX_QUANT_S16_SCALE;
       v = v == v ? v : 0.0;
       v += tpdf(rng);
-      v = v > -32769.0 ? v : -32769.0;
-      v = v < 32768.0 ? v : 32768.0;
-      v = (v + ROUND_MAGIC_F64) - ROUND_MAGIC_F64;
-      clipped += (v > 32767.0) | (v < -32768.0);
-      v = v < 32767.0 ? v : 32767.0;
-      v = v > -32768.0 ? v : -32768.0;
-      out[i] = (int16_t) v;
+      out[i] = (int16_t) round_clamp_f64(v, -32768.0, 32767.0, &clipped);
     }
     return clipped;
   }
@@ -97,13 +104,7 @@ size_t fx_quant_f64_to_s32(const double *in, int32_t *out, size_t n, fx_dither_t
     v = v == v ? v : 0.0;
     if (dith)
       v += tpdf(rng);
-    v = v > -2147483649.0 ? v : -2147483649.0;
-    v = v < 2147483648.0 ? v : 2147483648.0;
-    v = (v + ROUND_MAGIC_F64) - ROUND_MAGIC_F64;
-    clipped += (v > 2147483647.0) | (v < -2147483648.0);
-    v = v < 2147483647.0 ? v : 2147483647.0;
-    v = v > -2147483648.0 ? v : -2147483648.0;
-    out[i] = (int32_t) v;
+    out[i] = (int32_t) round_clamp_f64(v, -2147483648.0, 2147483647.0, &clipped);
   }
   return clipped;
 }
