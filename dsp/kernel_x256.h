@@ -114,6 +114,13 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
   _mm256_cvtsd_f64(_mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), s)))
 #define K_CK_TR1(r) fx_avx2_tr4x4_pd(r)
 #define K_CK_TR2(r) fx_avx2_tr2x2_pd2(r)
+/* The pair wavefront's operations (kernel_simd.h): two sections of two channels per vector. */
+#define K_PWM 4
+#define K_PJOIN(a, b) _mm256_permute2f128_pd(a, b, 0x21)
+#define K_PSEL_T __m256i
+#define K_PSEL_MAKE(q) _mm256_setr_epi32(4 * (q), 4 * (q) + 1, 4 * (q) + 2, 4 * (q) + 3, 0, 0, 0, 0)
+#define K_PPAIR(v, s)                                                                              \
+  _mm256_castpd256_pd128(_mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), s)))
 
 #if defined(K_FLAVOUR_F64)
 #define K_IO double
@@ -121,6 +128,8 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
 #define K_STOREIO(p, v) _mm256_storeu_pd(p, v)
 #define K_LOADIO_PART(p, n) _mm256_maskload_pd(p, fx_avx2_mask64(n))
 #define K_STOREIO_PART(p, v, n) _mm256_maskstore_pd(p, fx_avx2_mask64(n), v)
+#define K_PIN(p) _mm256_broadcast_pd((const __m128d *) (p))
+#define K_PSTORE(p, v, s) _mm_storeu_pd(p, K_PPAIR(v, s))
 #else
 #define K_IO float
 #define K_LOADIO(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
@@ -131,6 +140,8 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
 #define K_TB_TR1(r) fx_avx2_tr4x4_pd(r)
 #define K_TB_TR2(r) fx_avx2_tr2x2_pd2(r)
 #define K_TB_BCAST2(p) _mm256_broadcast_pd((const __m128d *) (p))
+#define K_PIN(p) _mm256_cvtps_pd(_mm_castpd_ps(_mm_loaddup_pd((const double *) (p))))
+#define K_PSTORE(p, v, s) _mm_storel_pi((__m64 *) (p), _mm_cvtpd_ps(K_PPAIR(v, s)))
 #endif
 
 #elif defined(K_FLAVOUR_F32_S)
@@ -160,6 +171,15 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
 #define K_WEXTRACT(v, s) _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, s))
 #define K_CK_TR1(r) fx_avx2_tr8x8_ps(r)
 #define K_CK_TR2(r) fx_avx2_tr4x4_ps2(r)
+/* The pair wavefront's operations (kernel_simd.h): four sections of two channels per vector. */
+#define K_PWM 2
+#define K_PJOIN(a, b)                                                                              \
+  _mm256_shuffle_ps(_mm256_permute2f128_ps(a, b, 0x21), b, _MM_SHUFFLE(1, 0, 3, 2))
+#define K_PSEL_T __m256i
+#define K_PSEL_MAKE(q) _mm256_setr_epi32(2 * (q), 2 * (q) + 1, 0, 0, 0, 0, 0, 0)
+#define K_PIN(p) _mm256_castpd_ps(_mm256_broadcast_sd((const double *) (p)))
+#define K_PSTORE(p, v, s)                                                                          \
+  _mm_storel_pi((__m64 *) (p), _mm256_castps256_ps128(_mm256_permutevar8x32_ps(v, s)))
 
 #define K_IO float
 #define K_LOADIO(p) _mm256_loadu_ps(p)
