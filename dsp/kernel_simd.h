@@ -396,30 +396,31 @@ static void K_FN(wf_sections)(const K_T *coef, K_T **st, K_T **buf, size_t n, in
 #undef K_WF_CASE
 
 #ifdef K_PJOIN
-/* Pair wavefront: two channels of one cascade of G <= K_PWM * K_PH sections, in one pass over
- * the call's frames, read from and written to the stream in place. Lanes 2i and 2i+1 of vector j
- * hold section j * K_PH + i of the first and the second channel, so the outputs of a step reach
- * the next sections' lanes by one join of neighbouring vectors (K_PJOIN: two lanes up), which
- * crosses no more than one 128-bit half where the plain wavefront rotates lane by lane, and a
- * frame's two samples enter and leave as one pair. The arithmetic per section and sample is the
- * plain wavefront's. */
-#define K_PH (K_W / 2)
-/* One step t of the pair wavefront: lane pair i of vector j (section k = j * K_PH + i) filters
- * frame t - k. `masked`: update only the sections holding a frame of the call (t - n < k <= t;
- * the bounds given as small numbers, exact in K_T however long the call). Returns the last
- * vector's outputs (section G-1's in pair (G-1) % K_PH), stored to frame t - (G-1) when that is a
- * frame of the call. */
-K_AI K_V K_FN(pw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, const K_V *cb2,
+/* In-place wavefront: one or two channels (P) of one cascade of G <= K_PWM * K_W / P sections,
+ * in one pass over the call's frames, read from and written to the stream in place. Lanes
+ * P*i .. P*i+P-1 of vector j hold section j * (K_W / P) + i of the P channels, so the outputs of
+ * a step reach the next sections' lanes by one join of neighbouring vectors (K_SJOIN: one lane up,
+ * K_PJOIN: two), computed as soon as both outputs exist; a frame's P samples enter as one
+ * broadcast and leave as one store. No block buffer, no conversion loops: short calls pay only
+ * the fill and drain steps. The arithmetic per section and sample is every path's. */
+#define K_IW_JOIN(P, a, b) ((P) == 2 ? K_PJOIN(a, b) : K_SJOIN(a, b))
+#define K_IW_IN(P, p) ((P) == 2 ? K_PIN(p) : K_SET1((K_T) * (p)))
+
+/* One step t: section k (lane group i of vector j, k = j * K_W / P + i) filters frame t - k.
+ * `masked`: update only the sections holding a frame of the call (t - n < k <= t; the bounds
+ * given as small numbers, exact in K_T however long the call). Returns the last vector's
+ * outputs, stored to frame t - (G-1) when that is a frame of the call. */
+K_AI K_V K_FN(iw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, const K_V *cb2,
                        const K_V *ca1, const K_V *ca2, const K_V *ki, K_V *x, K_V *z1, K_V *z2,
-                       K_IO *d, size_t C, size_t t, size_t n, int G, const int M, const int masked)
+                       K_IO *d, size_t C, size_t t, size_t n, int G, const int M, const int P,
+                       const int masked)
 {
   const size_t next = t + 1 < n ? t + 1 : n - 1;
-  K_V lo = K_ZERO(), hi = K_ZERO(), yp = K_PIN(d + next * C);
+  K_V lo = K_ZERO(), hi = K_ZERO(), yp = K_IW_IN(P, d + next * C);
   if (masked) {
     lo = K_SET1(t < n ? (K_T) -1 : (K_T) (int) (t - n));
     hi = K_SET1(t < (size_t) G ? (K_T) (int) t : (K_T) G);
   }
-  /* vector by vector, each join as soon as its two outputs exist: fewer values live at once */
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
     const K_V xv = x[j];
@@ -434,31 +435,37 @@ K_AI K_V K_FN(pw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, cons
       z1[j] = n1;
       z2[j] = n2;
     }
-    x[j] = K_PJOIN(yp, y);
+    x[j] = K_IW_JOIN(P, yp, y);
     yp = y;
   }
-  if (!masked || t + 1 >= (size_t) G)
-    K_PSTORE(d + (t + 1 - (size_t) G) * C, yp, osel);
+  if (!masked || t + 1 >= (size_t) G) {
+    K_IO *o = d + (t + 1 - (size_t) G) * C;
+    if (P == 2)
+      K_PSTORE(o, yp, osel);
+    else
+      *o = (K_IO) K_WEXTRACT(yp, osel);
+  }
   return yp;
 }
 
-/* Sections 0 .. G-1 (M = ceil(G / K_PH) vectors) over frames [0, n) of the channel pair at d
- * (frame stride C), their states at s0 and s1. With h0 (and n >= 2), also the history of both
- * channels (kernel.h: h0, h1 as the kernel's hist for each channel, boundaries 0 .. G): the
- * sections' inputs and the last outputs at frames n-2 and n-1, taken from the lanes in the steps
- * that filter them (steps n-2 .. n-2+G), as the scalar per-frame loop would record them. */
-K_AI void K_FN(pw_group)(const K_T *coef, K_T *s0, K_T *s1, K_IO *d, size_t C, size_t n, int G,
-                         const int M, double *h0, double *h1)
+/* Sections 0 .. G-1 (M = ceil(G * P / K_W) vectors) over frames [0, n) of the P channels at d
+ * (frame stride C), channel p's state at s[p]. With h[0] (and n >= 2), also the history of each
+ * channel (kernel.h: h[p] as the kernel's hist for channel p, boundaries 0 .. G): the sections'
+ * inputs and the last outputs at frames n-2 and n-1, taken from the lanes in the steps that
+ * filter them (steps n-2 .. n-2+G), as the scalar per-frame loop would record them. */
+K_AI void K_FN(iw_group)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size_t n, int G,
+                         const int M, const int P, double *const *h)
 {
+  const int S = K_W / P; /* sections per vector */
   K_V cb0[K_PWM], cb1[K_PWM], cb2[K_PWM], ca1[K_PWM], ca2[K_PWM], ki[K_PWM];
   K_V x[K_PWM], z1[K_PWM], z2[K_PWM];
   _Alignas(64) K_T t[8][K_W];
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
     for (int l = 0; l < K_W; l++) {
-      const int k = j * K_PH + l / 2;
+      const int k = j * S + l / P;
       const int on = k < G;
-      K_T *st = l % 2 ? s1 : s0;
+      const K_T *st = s[l % P];
       t[0][l] = on ? coef[5 * k] : (K_T) 0;
       t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
       t[2][l] = on ? coef[5 * k + 2] : (K_T) 0;
@@ -478,49 +485,49 @@ K_AI void K_FN(pw_group)(const K_T *coef, K_T *s0, K_T *s1, K_IO *d, size_t C, s
     z2[j] = K_LOAD(t[7]);
     x[j] = K_ZERO();
   }
-  x[0] = K_PJOIN(K_PIN(d), x[0]);
-  /* The last section, G-1, is pair (G-1) % K_PH of vector M-1. */
-  const K_PSEL_T osel = K_PSEL_MAKE((G - 1) % K_PH);
+  x[0] = K_IW_JOIN(P, K_IW_IN(P, d), x[0]);
+  /* The last section, G-1, is lane group (G-1) % S of vector M-1. */
+  const int q = (G - 1) % S;
+  const K_PSEL_T osel = P == 2 ? K_PSEL_MAKE(q) : K_WSEL_MAKE(q);
   const size_t g1 = (size_t) G - 1, steps = n + g1;
   /* from step cap on (with a history), every step goes through the masked form and is recorded */
-  const int rec = h0 != NULL && n >= 2;
+  const int rec = h[0] != NULL && n >= 2;
   const size_t cap = rec ? n - 2 : steps;
   const size_t a = g1 < n ? g1 : n, b = n < cap ? n : cap;
   size_t t0 = 0;
   for (; t0 < a && t0 < cap; t0++)
-    K_FN(pw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, 1);
+    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 1);
   for (; t0 < b; t0++)
-    K_FN(pw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, 0);
-  _Alignas(64) K_T xs[K_PWM * K_PH + 1][K_PWM][K_W], ys[K_PWM * K_PH + 1][K_W];
+    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 0);
+  _Alignas(64) K_T xs[K_PWM * K_W + 1][K_PWM][K_W], ys[K_PWM * K_W + 1][K_W];
   for (; t0 < steps; t0++) {
     const size_t r = t0 - cap;
     if (rec)
 #pragma GCC unroll 8
       for (int j = 0; j < M; j++)
         K_STORE(xs[r][j], x[j]);
-    const K_V y = K_FN(pw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, 1);
+    const K_V y =
+        K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 1);
     if (rec)
       K_STORE(ys[r], y);
   }
-  if (rec) {
-    const int q = (G - 1) % K_PH;
-    for (int p = 0; p < 2; p++) {
-      double *h = p ? h1 : h0;
+  if (rec)
+    for (int p = 0; p < P; p++) {
+      double *hp = h[p];
       for (int k = 0; k < G; k++) {
-        h[2 * k + 1] = (double) xs[k][k / K_PH][2 * (k % K_PH) + p];
-        h[2 * k] = (double) xs[k + 1][k / K_PH][2 * (k % K_PH) + p];
+        hp[2 * k + 1] = (double) xs[k][k / S][P * (k % S) + p];
+        hp[2 * k] = (double) xs[k + 1][k / S][P * (k % S) + p];
       }
-      h[2 * G + 1] = (double) ys[G - 1][2 * q + p];
-      h[2 * G] = (double) ys[G][2 * q + p];
+      hp[2 * G + 1] = (double) ys[G - 1][P * q + p];
+      hp[2 * G] = (double) ys[G][P * q + p];
     }
-  }
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
     K_STORE(t[6], z1[j]);
     K_STORE(t[7], z2[j]);
     for (int l = 0; l < K_W; l++) {
-      const int k = j * K_PH + l / 2;
-      K_T *st = l % 2 ? s1 : s0;
+      const int k = j * S + l / P;
+      K_T *st = s[l % P];
       if (k < G) {
         st[2 * k] = t[6][l];
         st[2 * k + 1] = t[7][l];
@@ -529,28 +536,44 @@ K_AI void K_FN(pw_group)(const K_T *coef, K_T *s0, K_T *s1, K_IO *d, size_t C, s
   }
 }
 
-/* The pair wavefront for K <= K_PWM * K_PH sections (M a constant in each case). */
-static void K_FN(pw)(const K_T *coef, K_T *s0, K_T *s1, K_IO *d, size_t C, size_t n, int K,
-                     double *h0, double *h1)
+/* Whether the in-place wavefront takes K sections of P channels (one pass). */
+#define K_IW_TAKES(P, K) ((K) >= 1 && (K) <= K_PWM * K_W / (P))
+
+/* The in-place wavefront (K_IW_TAKES(P, K)), M and P constants in each case. */
+static void K_FN(iw)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size_t n, int K, int P,
+                     double *const *h)
 {
-  switch ((K + K_PH - 1) / K_PH) {
+#define K_IW_CASE(m, p)                                                                            \
+  case m:                                                                                          \
+    K_FN(iw_group)(coef, s, d, C, n, K, m, p, h);                                                  \
+    return;
+  if (P == 2) {
+    switch ((2 * K + K_W - 1) / K_W) {
 #if K_PWM >= 4
-  case 4:
-    K_FN(pw_group)(coef, s0, s1, d, C, n, K, 4, h0, h1);
-    return;
-  case 3:
-    K_FN(pw_group)(coef, s0, s1, d, C, n, K, 3, h0, h1);
-    return;
+      K_IW_CASE(4, 2)
+      K_IW_CASE(3, 2)
 #endif
 #if K_PWM >= 2
-  case 2:
-    K_FN(pw_group)(coef, s0, s1, d, C, n, K, 2, h0, h1);
-    return;
+      K_IW_CASE(2, 2)
+#endif
+    default:
+      K_FN(iw_group)(coef, s, d, C, n, K, 1, 2, h);
+      return;
+    }
+  }
+  switch ((K + K_W - 1) / K_W) {
+#if K_PWM >= 4
+    K_IW_CASE(4, 1)
+    K_IW_CASE(3, 1)
+#endif
+#if K_PWM >= 2
+    K_IW_CASE(2, 1)
 #endif
   default:
-    K_FN(pw_group)(coef, s0, s1, d, C, n, K, 1, h0, h1);
+    K_FN(iw_group)(coef, s, d, C, n, K, 1, 1, h);
     return;
   }
+#undef K_IW_CASE
 }
 #endif /* K_PJOIN */
 
@@ -564,9 +587,10 @@ static void K_FN(wf)(const K_T *coef, K_T *state, int K, int kstride, K_IO *data
   const int cap = (P == 2 && K_WFM > 2 ? K_WFM / 2 : K_WFM) * K_W;
   const int ngroups = (K + cap - 1) / cap;
 #ifdef K_PJOIN
-  if (P == 2 && K <= K_PWM * K_PH) {
-    K_FN(pw)
-    (coef, state + c0 * sstride, state + (c0 + 1) * sstride, data + c0, C, frames, K, NULL, NULL);
+  if (K_IW_TAKES(P, K)) {
+    K_T *const s[2] = {state + c0 * sstride, state + (c0 + P - 1) * sstride};
+    double *const h[2] = {NULL, NULL};
+    K_FN(iw)(coef, s, data + c0, C, frames, K, P, h);
     return;
   }
 #endif
@@ -911,16 +935,18 @@ void K_NAME(const K_T *coef, K_T *state, double *hist, int K, int kstride, K_IO 
   fpmode_enter(&mode);
   const size_t C = (size_t) channels;
 #ifdef K_PJOIN
-  /* Stereo through the pair wavefront in one pass, the history recorded from its lanes (the
-   * same numbers as the body-and-tail split below, which the time-block path needs). */
-  if (C == 2 && K >= 1 && K <= K_PWM * K_PH && frames >= 2
+  /* One or two channels through the in-place wavefront in one pass, the history recorded from
+   * its lanes (the same numbers as the body-and-tail split below, which the time-block path
+   * needs). */
+  if (C <= 2 && K_IW_TAKES((int) C, K) && frames >= 2
 #ifdef K_TB
       && frames - 2 < K_TB_MIN
 #endif
   ) {
-    K_FN(pw)
-    (coef, state, state + (size_t) kstride * 2, data, 2, frames, K, hist,
-     hist ? hist + ((size_t) kstride + 1) * 2 : NULL);
+    const size_t sh = (size_t) kstride * 2 * (C - 1), hh = ((size_t) kstride + 1) * 2 * (C - 1);
+    K_T *const s[2] = {state, state + sh};
+    double *const h[2] = {hist, hist ? hist + hh : NULL};
+    K_FN(iw)(coef, s, data, C, frames, K, (int) C, h);
     fpmode_leave(&mode);
     return;
   }

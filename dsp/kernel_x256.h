@@ -114,9 +114,11 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
   _mm256_cvtsd_f64(_mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), s)))
 #define K_CK_TR1(r) fx_avx2_tr4x4_pd(r)
 #define K_CK_TR2(r) fx_avx2_tr2x2_pd2(r)
-/* The pair wavefront's operations (kernel_simd.h): two sections of two channels per vector. */
+/* The in-place wavefront's joins (kernel_simd.h): lanes a3 b0 b1 b2 (one lane up, mono), a2 a3 b0
+ * b1 (two: two sections of two channels per vector), and its pair load and store. */
 #define K_PWM 4
 #define K_PJOIN(a, b) _mm256_permute2f128_pd(a, b, 0x21)
+#define K_SJOIN(a, b) _mm256_shuffle_pd(_mm256_permute2f128_pd(a, b, 0x21), b, 5)
 #define K_PSEL_T __m256i
 #define K_PSEL_MAKE(q) _mm256_setr_epi32(4 * (q), 4 * (q) + 1, 4 * (q) + 2, 4 * (q) + 3, 0, 0, 0, 0)
 #define K_PPAIR(v, s)                                                                              \
@@ -171,10 +173,14 @@ static inline void fx_avx2_tr4x4_ps2(__m256 *r)
 #define K_WEXTRACT(v, s) _mm256_cvtss_f32(_mm256_permutevar8x32_ps(v, s))
 #define K_CK_TR1(r) fx_avx2_tr8x8_ps(r)
 #define K_CK_TR2(r) fx_avx2_tr4x4_ps2(r)
-/* The pair wavefront's operations (kernel_simd.h): four sections of two channels per vector. */
+/* The in-place wavefront's operations (kernel_simd.h): lanes a7 b0 .. b6 (mono), a6 a7 b0 .. b5
+ * (four sections of two channels per vector). */
 #define K_PWM 2
 #define K_PJOIN(a, b)                                                                              \
   _mm256_shuffle_ps(_mm256_permute2f128_ps(a, b, 0x21), b, _MM_SHUFFLE(1, 0, 3, 2))
+#define K_SJOIN(a, b)                                                                              \
+  _mm256_castsi256_ps(_mm256_alignr_epi8(                                                          \
+      _mm256_castps_si256(b), _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21)), 12))
 #define K_PSEL_T __m256i
 #define K_PSEL_MAKE(q) _mm256_setr_epi32(2 * (q), 2 * (q) + 1, 0, 0, 0, 0, 0, 0)
 #define K_PIN(p) _mm256_castpd_ps(_mm256_broadcast_sd((const double *) (p)))
