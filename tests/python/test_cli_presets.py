@@ -191,7 +191,7 @@ def test_show_chain_line_runs_like_the_preset(home, noise_wav, tmp_path, element
     a = process(home, "%s @preset=%s" % (element, name), src, tmp_path / "a.wav")
     b = process(home, line, src, tmp_path / "b.wav")
     c = process(home, element if element != "fxchain" else "fxgain", src, tmp_path / "c.wav")
-    assert a == b, line
+    assert a == b, (line, "seed %d" % SEED)
     assert a != c
 
 
@@ -236,7 +236,7 @@ def test_saved_preset_in_a_chain_equals_its_properties(home, noise_wav, tmp_path
     b = process(home, "fxreverb " + " ".join(props), src, tmp_path / "b.wav")
     c = process(home, line, src, tmp_path / "c.wav")
     d = process(home, "fxreverb", src, tmp_path / "d.wav")
-    assert a == b == c
+    assert a == b == c, "seed %d" % SEED
     assert a != d
     # fxeq with its bands (child::property), and a chain of a chain
     ok(presets(home, "save", "fxeq", "two-band", "num-bands=2", "band0::type=low-shelf",
@@ -250,7 +250,7 @@ def test_saved_preset_in_a_chain_equals_its_properties(home, noise_wav, tmp_path
     a = process(home, "fxchain @preset=gain-eq", src, tmp_path / "e.wav")
     b = process(home, show(home, "fxchain", "gain-eq")["chain"], src, tmp_path / "f.wav")
     c = process(home, chain, src, tmp_path / "g.wav")
-    assert a == b == c
+    assert a == b == c, "seed %d" % SEED
 
 
 def test_overwrite_needs_force_and_factory_presets_stay(home):
@@ -303,7 +303,7 @@ def test_overwrite_needs_force_and_factory_presets_stay(home):
     ([], "expected list, show, save or delete"),
     (["save", "--json", "fxgain", "x"], "--json is an option of list and show"),
     (["list", "--comment", "x"], "--comment is an option of save"),
-    (["list", "--bogus"], "Unknown option --bogus"),
+    (["list", "--bogus"], None),  # GLib's message, translated where the locale says
 ])
 def test_bad_usage_is_one_line_and_writes_nothing(home, args, message):
     r = presets(home, *args)
