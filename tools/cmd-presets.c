@@ -384,9 +384,10 @@ static void list_element(GstElement *e, const char *factory_name, gboolean json,
       else
         g_string_append(out, "null");
       g_string_append_c(out, '}');
+    } else if (comment != NULL) {
+      g_string_append_printf(out, "  %-22s %-9s%s\n", names[i], origin_names[origin], comment);
     } else {
-      g_string_append_printf(out, "  %-22s %-9s%s\n", names[i], origin_names[origin],
-                             comment != NULL ? comment : "");
+      g_string_append_printf(out, "  %-22s %s\n", names[i], origin_names[origin]);
     }
     g_free(comment);
   }
