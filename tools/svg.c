@@ -138,9 +138,10 @@ static void panel_axes(GString *s, const Panel *p, const char *ylabel, double yl
                          "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
                          id, p->x0, p->y0, p->w, p->h);
   g_string_append_printf(s,
-                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                         "<rect class=\"panel\" id=\"%s\" data-min=\"%.10g\" data-max=\"%.10g\" "
+                         "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                          "fill=\"white\" stroke=\"#333\"/>\n",
-                         p->x0, p->y0, p->w, p->h);
+                         id == 0 ? "magnitude" : "phase", p->v0, p->v1, p->x0, p->y0, p->w, p->h);
   /* frequency grid: every 1..9 per decade, labels at 1, 2, 5 (every one under one decade), left
    * out where one would overlap the previous one */
   gboolean narrow = p->lf1 - p->lf0 < 1.0;
@@ -158,7 +159,7 @@ static void panel_axes(GString *s, const Panel *p, const char *ylabel, double yl
         double half = text_width(buf, 11, CHAR_EM) / 2;
         if (x - half < last_end + 4)
           continue;
-        text(s, x, p->y0 + p->h + 16, "middle", 11, buf, NULL);
+        text(s, x, p->y0 + p->h + 16, "middle", 11, buf, "class=\"frequency-tick\"");
         last_end = x + half;
       }
     }
@@ -170,15 +171,16 @@ static void panel_axes(GString *s, const Panel *p, const char *ylabel, double yl
         s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", p->x0, y,
         p->x0 + p->w, y);
     value_label(v, buf, sizeof(buf));
-    text(s, p->x0 - 6, y + 4, "end", 11, buf, NULL);
+    text(s, p->x0 - 6, y + 4, "end", 11, buf,
+         id == 0 ? "class=\"magnitude-tick\"" : "class=\"phase-tick\"");
   }
   g_snprintf(buf, sizeof(buf), "transform=\"rotate(-90 %.1f %.1f)\"", ylabel_x, p->y0 + p->h / 2);
   text(s, ylabel_x, p->y0 + p->h / 2, "middle", 13, ylabel, buf);
 }
 
-/* A curve's polyline, broken where v is not finite. With `mask` (the magnitude in dB, for a
- * phase curve) also where the magnitude is below -240 dB or -inf: the phase at a zero of the
- * response (e.g. a low-pass at Nyquist) is meaningless. */
+/* A curve's polyline (in a group clipped to panel `id`), broken where v is not finite. With `mask`
+ * (the magnitude in dB, for a phase curve) also where the magnitude is below -240 dB or -inf: the
+ * phase at a zero of the response (e.g. a low-pass at Nyquist) is meaningless. */
 static void panel_curve(GString *s, const Panel *p, const double *freqs, const double *v,
                         const double *mask, int n, const char *color, double width, int id)
 {
@@ -374,9 +376,10 @@ gchar *fx_plot_svg(const FxPlotOptions *opt, const double *freqs, int n, const F
   double y = 26;
   for (guint l = 0; l < title_lines->len; l++, y += 18)
     text(s, width / 2.0, y, "middle", 14, g_ptr_array_index(title_lines, l),
-         "font-weight=\"bold\"");
+         "class=\"title\" font-weight=\"bold\"");
   for (guint l = 0; note_lines != NULL && l < note_lines->len; l++, y += 16)
-    text(s, width / 2.0, y, "middle", 12, g_ptr_array_index(note_lines, l), "fill=\"#555\"");
+    text(s, width / 2.0, y, "middle", 12, g_ptr_array_index(note_lines, l),
+         "class=\"note\" fill=\"#555\"");
 
   const double ylabel_x = left - 6 - ticks_w - 12;
   panel_axes(s, &mag, "Magnitude (dB)", ylabel_x, 0, FALSE);
@@ -402,7 +405,8 @@ gchar *fx_plot_svg(const FxPlotOptions *opt, const double *freqs, int n, const F
                            "stroke-width=\"%.1f\"/>\n",
                            lx, ly, lx + 24, ly, color, w + 1);
     for (guint l = 0; l < legend[c]->len; l++, ly += line_h)
-      text(s, lx + swatch, ly + 4, "start", 12, g_ptr_array_index(legend[c], l), NULL);
+      text(s, lx + swatch, ly + 4, "start", 12, g_ptr_array_index(legend[c], l),
+           "class=\"legend\"");
     ly += entry_gap;
     g_ptr_array_unref(legend[c]);
   }
