@@ -12,7 +12,8 @@
  * `kaiser-beta`, with the taps of `scipy.signal.firwin` (scale=True; high-pass and band-reject
  * need an odd `num-taps`). When `kernel` is set it wins: the design properties are then ignored
  * (an empty or non-finite kernel is refused, so a kernel cannot be unset; use a new element).
- * The output is `scipy.signal.lfilter(taps, 1, x)` per channel.
+ * The output is `scipy.signal.lfilter(taps, 1, x)` per channel. The read-only `designed-taps`
+ * holds the kernel for the negotiated rate (what `gst-fx response` evaluates).
  *
  * Short kernels (up to 160 taps in F32, 128 in F64: the measured crossover) run in direct form
  * (SIMD, chosen at run time); longer ones as a zero-latency partitioned convolution: the first 64

@@ -31,7 +31,8 @@ static const FxCommandEntry commands[] = {
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
      "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv\n"
-     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]"},
+     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]\n"
+     "       [--db-range MIN,MAX]"},
     {{"info", "Format, duration, peaks, RMS and EBU R128 loudness of each file", fx_cmd_info},
      "info [--json] FILE..."},
     {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
