@@ -70,11 +70,15 @@ void fx_response_phase_deg(const double *re, const double *im, int n, double *ph
   }
 }
 
-/* 1 when taps[k] == sign * taps[n - 1 - k] for every k (sign +1 or -1). */
+/* 1 when taps[k] == sign * taps[n - 1 - k] for every k (sign +1 or -1), up to rounding (a
+ * designed kernel may be symmetric only to within an ulp). */
 static int is_symmetric(const double *taps, size_t n, double sign)
 {
+  double peak = 0.0;
+  for (size_t k = 0; k < n; k++)
+    peak = fmax(peak, fabs(taps[k]));
   for (size_t k = 0; k < n / 2; k++)
-    if (taps[k] != sign * taps[n - 1 - k])
+    if (fabs(taps[k] - sign * taps[n - 1 - k]) > 1e-12 * peak)
       return 0;
   return 1;
 }

@@ -35,9 +35,9 @@ void fx_response_multiply_gain(double gain, double *re, double *im, int n);
 
 /* A FIR kernel: H(f) = sum_k taps[k] exp(-j 2 pi f k / rate), as scipy.signal.freqz(taps, 1,
  * worN=freqs, fs=rate) (lfilter's convention: taps[0] applies to the newest sample). d is
- * (n_taps - 1) / 2 for a symmetric or antisymmetric kernel (linear phase: what remains is real,
- * or imaginary), else the kernel's energy centroid sum k taps[k]^2 / sum taps[k]^2 (0 for an
- * all-zero kernel). Evaluated by Horner's rule in exp(-j 2 pi f / rate). */
+ * (n_taps - 1) / 2 for a symmetric or antisymmetric kernel, up to rounding (linear phase: what
+ * remains is real, or imaginary), else the kernel's energy centroid sum k taps[k]^2 / sum taps[k]^2
+ * (0 for an all-zero kernel). Evaluated by Horner's rule in exp(-j 2 pi f / rate). */
 double fx_response_multiply_fir(const double *taps, size_t n_taps, const double *freqs, int n,
                                 double rate, double *re, double *im);
 

@@ -495,3 +495,37 @@ def test_many_stages_fit(tmp_path):
     title = [e.text for e in root.iter(NS + "text") if e.get("class") == "title"]
     assert len(title) == 3 and title[-1].endswith("\u2026"), title  # long: cut at a word
     assert title[-1][:-1].split()[-1] in " ".join(stages).split()
+
+
+def test_dsp_fir_and_echo_responses_match_freqz():
+    import ctypes
+    lib, D = _response_lib()
+    lib.fx_response_multiply_fir.argtypes = [D, ctypes.c_size_t, D, ctypes.c_int, ctypes.c_double,
+                                             D, D]
+    lib.fx_response_multiply_fir.restype = ctypes.c_double
+    lib.fx_response_multiply_echo.argtypes = [ctypes.c_double] * 3 + [D, ctypes.c_int,
+                                                                      ctypes.c_double, D, D]
+    lib.fx_response_multiply_echo.restype = ctypes.c_double
+    rate = 44100.0
+    f = np.geomspace(1, rate / 2, 300)
+    rng = np.random.default_rng(3)
+
+    def run(fn, *args):
+        re, im = np.ones(len(f)), np.zeros(len(f))
+        d = fn(*args, f.ctypes.data_as(D), len(f), rate, re.ctypes.data_as(D),
+               im.ctypes.data_as(D))
+        return (re + 1j * im) * np.exp(-2j * np.pi * f * d / rate), d
+
+    sym = scipy.signal.firwin(255, 5000, fs=rate)
+    for taps, want_d in ((rng.normal(size=3001), None), (sym, 127.0), (np.array([0.5]), 0.0)):
+        taps = np.ascontiguousarray(taps)
+        h, d = run(lib.fx_response_multiply_fir, taps.ctypes.data_as(D), len(taps))
+        _, ref = scipy.signal.freqz(taps, 1, worN=f, fs=rate)
+        assert np.max(np.abs(h - ref)) < 1e-11 * np.abs(taps).sum(), len(taps)
+        if want_d is not None:
+            assert d == want_d
+    # the echo, clamped as fx_delay_set clamps: delay >= 1 sample, feedback <= 0.999, mix <= 1
+    for args, ref_args in (((10.25, 0.7, 0.4), (10.25, 0.7, 0.4)),
+                           ((0.2, 2.0, 1.5), (1.0, 0.999, 1.0))):
+        h, _ = run(lib.fx_response_multiply_echo, *args)
+        np.testing.assert_allclose(h, echo_reference(f, rate, *ref_args), rtol=1e-9, atol=1e-12)
