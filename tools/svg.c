@@ -126,6 +126,20 @@ static void value_label(double v, char *buf, size_t size)
   g_snprintf(buf, size, "%.10g", v);
 }
 
+/* The smallest of `steps` giving at most `max_ticks` ticks over `range`; past the list, steps of
+ * 1, 2 and 5 times a power of ten. */
+static double pick_step(double range, const double *steps, size_t n_steps, double max_ticks)
+{
+  for (size_t i = 0; i < n_steps; i++)
+    if (range / steps[i] <= max_ticks)
+      return steps[i];
+  double p = pow(10.0, floor(log10(range / max_ticks)));
+  for (;; p *= 10.0)
+    for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) /* 1, 2, 5 */
+      if (range / (m * p) <= max_ticks)
+        return m * p;
+}
+
 /* Grid, frame and tick labels of a panel. */
 static void panel_axes(GString *s, const Panel *p, const char *ylabel, double ylabel_x, int id,
                        gboolean xlabels)
@@ -142,28 +156,56 @@ static void panel_axes(GString *s, const Panel *p, const char *ylabel, double yl
                          "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                          "fill=\"white\" stroke=\"#333\"/>\n",
                          id == 0 ? "magnitude" : "phase", p->v0, p->v1, p->x0, p->y0, p->w, p->h);
-  /* frequency grid: every 1..9 per decade, labels at 1, 2, 5 (every one under one decade), left
-   * out where one would overlap the previous one */
-  gboolean narrow = p->lf1 - p->lf0 < 1.0;
-  for (int dec = (int) floor(p->lf0); dec <= (int) ceil(p->lf1); dec++) {
-    for (int m = 1; m <= 9; m++) {
-      double f = m * pow(10.0, dec), lf = log10(f);
+  /* frequency grid: 1..9 per decade (finer under one decade, linear steps over a small fraction
+   * of one), labels at 1, 2, 5 (at every line under one decade), left out where one would
+   * overlap the previous one */
+  static const double wide[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  static const double fine[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
+  const gboolean narrow = p->lf1 - p->lf0 < 1.0;
+  const double *mant = narrow ? fine : wide;
+  const int n_mant = narrow ? (int) G_N_ELEMENTS(fine) : (int) G_N_ELEMENTS(wide);
+  GArray *grid = g_array_new(FALSE, FALSE, sizeof(double)),
+         *major = g_array_new(FALSE, FALSE, sizeof(gboolean));
+  for (int dec = (int) floor(p->lf0); dec <= (int) ceil(p->lf1); dec++)
+    for (int k = 0; k < n_mant; k++) {
+      double f = mant[k] * pow(10.0, dec), lf = log10(f);
+      gboolean decade = k == 0;
       if (lf < p->lf0 - 1e-9 || lf > p->lf1 + 1e-9)
         continue;
-      double x = px_x(p, f);
-      g_string_append_printf(
-          s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x, p->y0, x,
-          p->y0 + p->h, m == 1 ? "#bbb" : "#e6e6e6");
-      if (xlabels && (narrow || m == 1 || m == 2 || m == 5)) {
-        freq_label(f, buf, sizeof(buf));
-        double half = text_width(buf, 11, CHAR_EM) / 2;
-        if (x - half < last_end + 4)
-          continue;
-        text(s, x, p->y0 + p->h + 16, "middle", 11, buf, "class=\"frequency-tick\"");
-        last_end = x + half;
-      }
+      g_array_append_val(grid, f);
+      g_array_append_val(major, decade);
+    }
+  if (grid->len < 4) {
+    double f0 = pow(10.0, p->lf0), f1 = pow(10.0, p->lf1);
+    double step = pick_step(f1 - f0, NULL, 0, 6);
+    g_array_set_size(grid, 0);
+    g_array_set_size(major, 0);
+    for (double f = ceil(f0 / step - 1e-9) * step; f <= f1 * (1 + 1e-12); f += step) {
+      gboolean decade = FALSE;
+      g_array_append_val(grid, f);
+      g_array_append_val(major, decade);
     }
   }
+  for (guint k = 0; k < grid->len; k++) {
+    double f = g_array_index(grid, double, k), x = px_x(p, f);
+    double m = f / pow(10.0, floor(log10(f) + 1e-12));
+    gboolean label = narrow || fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9;
+    g_string_append_printf(s,
+                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                           "stroke=\"%s\"/>\n",
+                           x, p->y0, x, p->y0 + p->h,
+                           g_array_index(major, gboolean, k) ? "#bbb" : "#e6e6e6");
+    if (xlabels && label) {
+      freq_label(f, buf, sizeof(buf));
+      double half = text_width(buf, 11, CHAR_EM) / 2;
+      if (x - half < last_end + 4)
+        continue;
+      text(s, x, p->y0 + p->h + 16, "middle", 11, buf, "class=\"frequency-tick\"");
+      last_end = x + half;
+    }
+  }
+  g_array_unref(grid);
+  g_array_unref(major);
   for (double v = ceil(p->v0 / p->step - 1e-9) * p->step; v <= p->v1 + 1e-9 * p->step;
        v += p->step) {
     double y = px_y(p, v);
@@ -207,20 +249,6 @@ static void panel_curve(GString *s, const Panel *p, const double *freqs, const d
   if (open)
     g_string_append(s, "\"/>\n");
   g_string_append(s, "</g>\n");
-}
-
-/* The smallest of `steps` giving at most `max_ticks` ticks over `range`; past the list, steps of
- * 1, 2 and 5 times a power of ten. */
-static double pick_step(double range, const double *steps, size_t n_steps, double max_ticks)
-{
-  for (size_t i = 0; i < n_steps; i++)
-    if (range / steps[i] <= max_ticks)
-      return steps[i];
-  double p = pow(10.0, floor(log10(range / max_ticks)));
-  for (;; p *= 10.0)
-    for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) /* 1, 2, 5 */
-      if (range / (m * p) <= max_ticks)
-        return m * p;
 }
 
 static double db_step(double range)
@@ -269,30 +297,28 @@ void fx_plot_db_axis(const FxPlotCurve *curves, int n_curves, int n, double *lo,
   *lo = floor((vmin - margin) / half) * half;
 }
 
-/* The phase axis: whole multiples of its step around the curves' phases, at least 90 degrees
- * tall; steps of 45, 90, 180, 360 or 720 degrees, then 1, 2, 5 times a power of ten. */
+/* The phase axis: whole multiples of its step a little beyond the curves' phases, at least 30
+ * degrees tall; steps of 5, 10, 15, 30, 45, 90, 180, 360 or 720 degrees (4 to 8 ticks), then 1,
+ * 2, 5 times a power of ten. */
 static void phase_axis(const FxPlotCurve *curves, int n_curves, int n, double *lo, double *hi,
                        double *step)
 {
-  static const double steps[] = {15, 30, 45, 90, 180, 360, 720};
+  static const double steps[] = {5, 10, 15, 30, 45, 90, 180, 360, 720};
   double vmin, vmax;
 
   if (!curves_extent(curves, n_curves, n, 1, &vmin, &vmax)) {
     vmin = -1.0;
     vmax = 0.0;
   }
-  if (vmax - vmin < 90.0) {
+  if (vmax - vmin < 30.0) {
     double mid = 0.5 * (vmax + vmin);
-    vmin = mid - 45.0;
-    vmax = mid + 45.0;
+    vmin = mid - 15.0;
+    vmax = mid + 15.0;
   }
-  *step = pick_step(vmax - vmin, steps, G_N_ELEMENTS(steps), 8);
-  *hi = ceil(vmax / *step - 1e-9) * *step;
-  *lo = floor(vmin / *step + 1e-9) * *step;
-  if (*hi - vmax < 0.02 * (*hi - *lo))
-    *hi += *step / 2;
-  if (vmin - *lo < 0.02 * (*hi - *lo))
-    *lo -= *step / 2;
+  double margin = 0.03 * (vmax - vmin);
+  *step = pick_step(vmax - vmin + 2.0 * margin, steps, G_N_ELEMENTS(steps), 8);
+  *hi = ceil((vmax + margin) / *step) * *step;
+  *lo = floor((vmin - margin) / *step) * *step;
 }
 
 /* The widest tick label of a value axis, in px at 11 px. */
