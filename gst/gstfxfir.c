@@ -12,7 +12,8 @@
  * `kaiser-beta`, with the taps of `scipy.signal.firwin` (scale=True; high-pass and band-reject
  * need an odd `num-taps`). When `kernel` is set it wins: the design properties are then ignored
  * (an empty or non-finite kernel is refused, so a kernel cannot be unset; use a new element).
- * The output is `scipy.signal.lfilter(taps, 1, x)` per channel.
+ * The output is `scipy.signal.lfilter(taps, 1, x)` per channel. The read-only `designed-taps`
+ * holds the kernel for the negotiated rate (what `gst-fx response` evaluates).
  *
  * Short kernels (up to 160 taps in F32, 128 in F64: the measured crossover) run in direct form
  * (SIMD, chosen at run time); longer ones as a zero-latency partitioned convolution: the first 64
@@ -78,6 +79,7 @@ enum {
   PROP_MAX_LATENCY,
   PROP_BACKEND,
   PROP_TAPS,
+  PROP_DESIGNED_TAPS,
 };
 
 struct _GstFxFir {
@@ -422,6 +424,25 @@ static void gst_fx_fir_get_property(GObject *object, guint prop_id, GValue *valu
     g_value_set_uint64(value, self->taps_now);
     GST_OBJECT_UNLOCK(self);
     break;
+  case PROP_DESIGNED_TAPS: {
+    /* the kernel the settings give at the negotiated rate (what `gst-fx response` evaluates) */
+    double *taps = NULL;
+    size_t n = 0;
+    gchar *err = NULL;
+    GST_OBJECT_LOCK(self);
+    if (self->rate > 0)
+      taps = taps_locked(self, self->rate, &n, &err);
+    GST_OBJECT_UNLOCK(self);
+    for (size_t i = 0; taps != NULL && i < n; i++) {
+      GValue v = G_VALUE_INIT;
+      g_value_init(&v, G_TYPE_DOUBLE);
+      g_value_set_double(&v, taps[i]);
+      gst_value_array_append_and_take_value(value, &v);
+    }
+    g_free(taps);
+    g_free(err);
+    break;
+  }
   default:
     gst_fx_props_get(object, object, fir_fields, G_N_ELEMENTS(fir_fields), prop_id, value, pspec);
     break;
@@ -518,6 +539,13 @@ static void gst_fx_fir_class_init(GstFxFirClass *klass)
       gobject_class, PROP_TAPS,
       g_param_spec_uint64("taps", "Taps", "Length of the kernel that runs now (0 before caps)", 0,
                           G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property(
+      gobject_class, PROP_DESIGNED_TAPS,
+      gst_param_spec_array("designed-taps", "Designed taps",
+                           "The kernel for the negotiated rate: kernel when set, else the design "
+                           "(doubles, the first tap applies to the newest sample; empty before "
+                           "negotiation or when the design is refused at that rate)",
+                           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata(
       element_class, "FIR filter", "Filter/Effect/Audio",

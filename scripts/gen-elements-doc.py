@@ -224,7 +224,10 @@ earlier ones; an older one is merged into them):
    equalizer presets): factory presets added by a later release appear after the user's file is
    removed.
 
-`gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`. In a pipeline
+`gst-inspect-1.0 fxeq` lists the presets with their descriptions under `Presets:`;
+`gst-fx presets list|show|save|delete` lists them with their origin (factory, yours, or a
+factory preset you saved over), prints a preset's settings as a chain element, and saves and
+deletes your own ([tools/README.md](../tools/README.md#presets-gst-fx-presets)). In a pipeline
 description (`gst-launch-1.0`, `gst_parse_launch()`) `@preset=NAME` loads one; the factory preset
 names are kebab-case because GStreamer's parser keeps quotes and backslashes in a preset name.
 The parser loads the preset after the element's other properties, so its values win over

@@ -17,6 +17,7 @@
 #include "gst-fx.h"
 #include "svg.h"
 
+#include "delay.h"
 #include "response.h"
 
 #include <errno.h>
@@ -32,6 +33,7 @@
 typedef struct {
   gchar *name, *factory;
   double *re, *im, *mag, *phase;
+  double delay; /* samples of pure delay taken out of (re, im) */
 } Stage;
 
 static void stage_clear(Stage *s)
@@ -90,13 +92,47 @@ static GPtrArray *chain_children(GstElement *fxchain)
   return out;
 }
 
-/* Multiplies a stage's own response into (s->re, s->im). */
-static gboolean stage_response(GstElement *e, Stage *s, const double *freqs, int n, double rate,
-                               GError **error)
+/* What a stage is to the response: drawn (its response multiplied in), or left out (no linear
+ * time-invariant response to draw). */
+typedef enum { STAGE_DRAWN, STAGE_SKIPPED, STAGE_FAILED } StageKind;
+
+/* The delay of an fxdelay as the element computes it: `delay` (ms), or the note at `bpm` when
+ * bpm > 0 (the note's nick: 1/N, 1/Nd dotted, 1/Nt triplet), through libfxdsp's fx_delay_note_ms.
+ */
+static double delay_element_ms(GstElement *e)
+{
+  double ms = 0.0, bpm = 0.0;
+  gint note = 0;
+  GEnumClass *notes;
+  GEnumValue *v;
+  int denominator = 0;
+  char modifier = '\0';
+
+  g_object_get(e, "delay", &ms, "bpm", &bpm, "note", &note, NULL);
+  if (!(bpm > 0.0))
+    return ms;
+  notes = g_type_class_ref(
+      G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "note")));
+  v = g_enum_get_value(notes, note);
+  if (v != NULL && sscanf(v->value_nick, "1/%d%c", &denominator, &modifier) >= 1)
+    ms = fx_delay_note_ms(bpm, denominator,
+                          modifier == 'd'   ? FX_NOTE_DOTTED
+                          : modifier == 't' ? FX_NOTE_TRIPLET
+                                            : FX_NOTE_PLAIN);
+  g_type_class_unref(notes);
+  return ms;
+}
+
+/* Multiplies a stage's own response into (s->re, s->im) and sets s->delay (samples taken out of
+ * it, see response.h). STAGE_SKIPPED for an element without a linear response (s->re, s->im
+ * untouched: unity). */
+static StageKind stage_response(GstElement *e, Stage *s, const double *freqs, int n, double rate,
+                                GError **error)
 {
   GObjectClass *klass = G_OBJECT_GET_CLASS(e);
 
   fx_response_unity(s->re, s->im, n);
+  s->delay = 0.0;
   if (g_object_class_find_property(klass, "designed-sections") != NULL) {
     gchar *text = NULL;
     fx_sos_t *sos;
@@ -107,7 +143,7 @@ static gboolean stage_response(GstElement *e, Stage *s, const double *freqs, int
     if (text == NULL) {
       g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
                   "stage \"%s\" (%s) has no design at %g Hz", s->name, s->factory, rate);
-      return FALSE;
+      return STAGE_FAILED;
     }
     for (const char *p = text; *p != '\0'; p++)
       cap += *p == ';';
@@ -119,30 +155,59 @@ static gboolean stage_response(GstElement *e, Stage *s, const double *freqs, int
                   "stage \"%s\" (%s): its designed sections do not parse (row %d: %s)", s->name,
                   s->factory, bad, fx_status_string(st));
       g_free(sos);
-      return FALSE;
+      return STAGE_FAILED;
     }
     fx_response_multiply_sos(sos, count, freqs, n, rate, s->re, s->im);
     g_free(sos);
-    return TRUE;
+    return STAGE_DRAWN;
+  }
+  if (g_object_class_find_property(klass, "designed-taps") != NULL) {
+    GValue taps = G_VALUE_INIT;
+    guint len;
+    double *h;
+
+    g_value_init(&taps, GST_TYPE_ARRAY);
+    g_object_get_property(G_OBJECT(e), "designed-taps", &taps);
+    len = gst_value_array_get_size(&taps);
+    if (len == 0) {
+      g_value_unset(&taps);
+      g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+                  "stage \"%s\" (%s) has no kernel at %g Hz", s->name, s->factory, rate);
+      return STAGE_FAILED;
+    }
+    h = g_new(double, len);
+    for (guint i = 0; i < len; i++)
+      h[i] = g_value_get_double(gst_value_array_get_value(&taps, i));
+    g_value_unset(&taps);
+    s->delay = fx_response_multiply_fir(h, len, freqs, n, rate, s->re, s->im);
+    g_free(h);
+    return STAGE_DRAWN;
   }
   if (g_str_equal(s->factory, "fxgain")) {
     double gain_db = 0.0;
-    g_object_get(e, "gain", &gain_db, NULL);
-    fx_response_multiply_gain(pow(10.0, gain_db / 20.0), s->re, s->im, n);
-    return TRUE;
+    gboolean mute = FALSE;
+    g_object_get(e, "gain", &gain_db, "mute", &mute, NULL);
+    fx_response_multiply_gain(mute ? 0.0 : pow(10.0, gain_db / 20.0), s->re, s->im, n);
+    return STAGE_DRAWN;
   }
   if (g_str_equal(s->factory, "volume")) {
     double volume = 1.0;
     gboolean mute = FALSE;
     g_object_get(e, "volume", &volume, "mute", &mute, NULL);
     fx_response_multiply_gain(mute ? 0.0 : volume, s->re, s->im, n);
-    return TRUE;
+    return STAGE_DRAWN;
   }
-  g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-              "stage \"%s\" (%s) has no known frequency response (IIR elements, fxgain and "
-              "volume have one)",
-              s->name, s->factory);
-  return FALSE;
+  if (g_str_equal(s->factory, "fxdelay")) {
+    double feedback = 0.0, mix = 0.0;
+    g_object_get(e, "feedback", &feedback, "mix", &mix, NULL);
+    s->delay = fx_response_multiply_echo(delay_element_ms(e) * rate / 1000.0, feedback, mix, freqs,
+                                         n, rate, s->re, s->im);
+    return STAGE_DRAWN;
+  }
+  /* a meter: the audio passes untouched */
+  if (g_str_equal(s->factory, "fxloudness"))
+    return STAGE_DRAWN;
+  return STAGE_SKIPPED;
 }
 
 static void csv_cell(GString *out, double v)
@@ -236,14 +301,42 @@ static gboolean write_png(const char *svg, int width, int height, const char *pa
 }
 #endif
 
+/* The plot's size in px (the height grows when the legend needs it). */
+#define PLOT_WIDTH 1000
+#define PLOT_HEIGHT 720
+
+/* "MIN,MAX" (dB, finite, MIN < MAX; spaces allowed around the numbers). */
+static gboolean parse_db_range(const char *text, double *lo, double *hi)
+{
+  gchar **parts = g_strsplit(text, ",", -1);
+  gboolean ok = g_strv_length(parts) == 2;
+  double v[2] = {0, 0};
+
+  for (int i = 0; ok && i < 2; i++) {
+    gchar *end = NULL, *p = g_strstrip(parts[i]);
+    v[i] = g_ascii_strtod(p, &end);
+    ok = *p != '\0' && end != NULL && *end == '\0' && isfinite(v[i]);
+  }
+  g_strfreev(parts);
+  if (!ok || !(v[0] < v[1]))
+    return FALSE;
+  *lo = v[0];
+  *hi = v[1];
+  return TRUE;
+}
+
 int fx_cmd_response(int argc, char **argv)
 {
   gchar *chain = NULL, *chain_file = NULL, *output = NULL, *title = NULL;
-  gint rate = 48000, points = 512;
-  double fmin = 0.0, fmax = 0.0;
+  gchar *db_range = NULL;
+  gint rate = 48000, points = 512, plot_w = PLOT_WIDTH, plot_h = PLOT_HEIGHT;
+  double fmin = 0.0, fmax = 0.0, db_lo = NAN, db_hi = NAN;
+  GString *skipped = NULL;
   const GOptionEntry entries[] = {
       {"chain", 'c', 0, G_OPTION_ARG_STRING, &chain,
-       "The chain in gst-launch syntax (required); IIR elements, fxgain and volume", "DESC"},
+       "The chain in gst-launch syntax (required); its linear stages are drawn (every IIR "
+       "element, fxeq, fxfir, fxdelay, fxgain, volume), the others left out with a note",
+       "DESC"},
       FX_TOOL_CHAIN_FILE_ENTRY(chain_file),
       {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
        "Sample rate the filters are designed for "
@@ -259,6 +352,10 @@ int fx_cmd_response(int argc, char **argv)
       {"max-frequency", 0, 0, G_OPTION_ARG_DOUBLE, &fmax,
        "Highest frequency in Hz (default and at most rate/2)", "F"},
       {"title", 't', 0, G_OPTION_ARG_STRING, &title, "Plot title (default: the chain)", "TEXT"},
+      {"db-range", 0, 0, G_OPTION_ARG_STRING, &db_range,
+       "Magnitude axis of the plot in dB, e.g. -60,12 (default: from the curves, at most 120 dB "
+       "below their peak)",
+       "MIN,MAX"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   GOptionContext *ctx = g_option_context_new(NULL);
@@ -277,7 +374,9 @@ int fx_cmd_response(int argc, char **argv)
       ctx, "Computes the frequency response (magnitude in dB, phase in degrees, unwrapped) of\n"
            "each stage of the chain and of the whole chain at --rate over a log-frequency axis,\n"
            "and writes it as a plot (SVG, PNG) or a table (CSV). Stage names are the elements'\n"
-           "names (name=… in the chain). Phase is unwrapped along frequency.");
+           "names (name=… in the chain). Phase is unwrapped along frequency. Stages without a\n"
+           "linear time-invariant response (dynamics, reverb, normalisers, other elements) are\n"
+           "left out of the plot and of the chain curve, named in one line on stderr.");
   g_option_context_add_main_entries(ctx, entries, NULL);
   status = fx_tool_parse_command_line(ctx, &argc, &argv);
   if (status == FX_EXIT_OK)
@@ -312,6 +411,11 @@ int fx_cmd_response(int argc, char **argv)
     status = fx_tool_usage_error(ctx, "--points must be from 2 to 1000000");
     goto out;
   }
+  if (db_range != NULL && !parse_db_range(db_range, &db_lo, &db_hi)) {
+    status = fx_tool_usage_error(
+        ctx, "--db-range must be MIN,MAX in dB with MIN < MAX (e.g. -60,12), not \"%s\"", db_range);
+    goto out;
+  }
   if (fmax == 0.0)
     fmax = rate / 2.0;
   if (fmin == 0.0)
@@ -335,60 +439,88 @@ int fx_cmd_response(int argc, char **argv)
     goto out;
   }
   children = chain_children(fxchain);
-  n_stages = (int) children->len + 1;
-  stages = g_new0(Stage, n_stages);
+  stages = g_new0(Stage, children->len + 1);
   freqs = g_new(double, points);
   fx_response_logspace(fmin, fmax, points, freqs);
-  for (int s = 0; s < n_stages; s++) {
-    Stage *st = &stages[s];
+  skipped = g_string_new(NULL);
+  for (guint c = 0; c <= children->len; c++) {
+    Stage *st = &stages[n_stages];
     st->re = g_new(double, points);
     st->im = g_new(double, points);
     st->mag = g_new(double, points);
     st->phase = g_new(double, points);
-    if (s < (int) children->len) {
-      GstElement *e = g_ptr_array_index(children, s);
+    if (c < children->len) {
+      GstElement *e = g_ptr_array_index(children, c);
       GstElementFactory *f = gst_element_get_factory(e);
+      StageKind k;
       st->name = gst_element_get_name(e);
       st->factory = g_strdup(f != NULL ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(f))
                                        : G_OBJECT_TYPE_NAME(e));
-      if (!stage_response(e, st, freqs, points, rate, &error)) {
+      k = stage_response(e, st, freqs, points, rate, &error);
+      if (k == STAGE_FAILED) {
         fprintf(stderr, "gst-fx: %s\n", error->message);
         status = FX_EXIT_FAILURE;
         goto out;
       }
+      if (k == STAGE_SKIPPED) {
+        g_string_append_printf(skipped, "%s%s (%s)", skipped->len > 0 ? ", " : "", st->name,
+                               st->factory);
+        stage_clear(st);
+        memset(st, 0, sizeof(*st));
+        continue;
+      }
     } else {
+      if (n_stages == 0) {
+        fprintf(stderr,
+                "gst-fx: no stage of the chain has a linear frequency response to draw: %s\n",
+                skipped->str);
+        status = FX_EXIT_FAILURE;
+        goto out;
+      }
       st->name = g_strdup("chain");
-      st->factory = g_strdup("all stages");
+      st->factory = g_strdup(skipped->len > 0 ? "drawn stages" : "all stages");
       fx_response_unity(st->re, st->im, points);
-      for (int j = 0; j < s; j++)
+      st->delay = 0.0;
+      for (int j = 0; j < n_stages; j++) {
+        st->delay += stages[j].delay;
         for (int i = 0; i < points; i++) {
           double r = st->re[i] * stages[j].re[i] - st->im[i] * stages[j].im[i];
           double m = st->re[i] * stages[j].im[i] + st->im[i] * stages[j].re[i];
           st->re[i] = r;
           st->im[i] = m;
         }
+      }
     }
     fx_response_magnitude_db(st->re, st->im, points, st->mag);
-    fx_response_phase_deg(st->re, st->im, points, st->phase);
+    fx_response_phase_deg_delayed(st->re, st->im, freqs, points, rate, st->delay, st->phase);
+    n_stages++;
   }
+  if (skipped->len > 0)
+    fprintf(stderr,
+            "gst-fx: not drawn (no linear time-invariant response): %s; the chain curve leaves "
+            "them out\n",
+            skipped->str);
 
   if (g_str_equal(kind, "csv")) {
     doc = format_csv(freqs, points, stages, n_stages);
   } else {
     gchar *t = g_strdup_printf("%s at %d Hz", title != NULL ? title : chain, rate);
+    gchar *note = skipped->len > 0 ? g_strdup_printf("Not drawn: %s", skipped->str) : NULL;
+    FxPlotOptions opt = {t, note, PLOT_WIDTH, PLOT_HEIGHT, db_lo, db_hi};
     curves = g_new0(FxPlotCurve, n_stages);
     gchar **labels = g_new0(gchar *, n_stages + 1);
     for (int s = 0; s < n_stages; s++) {
       labels[s] = g_strdup_printf("%s (%s)", stages[s].name, stages[s].factory);
       curves[s] = (FxPlotCurve){labels[s], stages[s].mag, stages[s].phase, s == n_stages - 1};
     }
-    doc = fx_plot_svg(t, freqs, points, curves, n_stages, 1000, 720);
+    doc = fx_plot_svg(&opt, freqs, points, curves, n_stages, &plot_w, &plot_h);
     g_strfreev(labels);
+    g_free(note);
     g_free(t);
   }
 #ifdef FX_HAVE_RSVG
   if (g_str_equal(kind, "png")) {
-    if (!write_png(doc, 1000, 720, output, &error)) {
+    if (!write_png(doc, plot_w, plot_h, output, &error)) {
       fprintf(stderr, "gst-fx: %s\n", error->message);
       status = FX_EXIT_FAILURE;
     }
@@ -403,7 +535,7 @@ int fx_cmd_response(int argc, char **argv)
   fx_tool_print_warnings(warnings);
 
 out:
-  for (int s = 0; stages != NULL && s < n_stages; s++)
+  for (guint s = 0; stages != NULL && s <= children->len; s++)
     stage_clear(&stages[s]);
   g_free(stages);
   g_free(curves);
@@ -420,5 +552,8 @@ out:
   g_free(chain_file);
   g_free(output);
   g_free(title);
+  g_free(db_range);
+  if (skipped != NULL)
+    g_string_free(skipped, TRUE);
   return status;
 }

@@ -31,9 +31,15 @@ static const FxCommandEntry commands[] = {
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
      "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv\n"
-     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]"},
+     "       [--points N] [--min-frequency F] [--max-frequency F] [--title TEXT]\n"
+     "       [--db-range MIN,MAX]"},
     {{"info", "Format, duration, peaks, RMS and EBU R128 loudness of each file", fx_cmd_info},
      "info [--json] FILE..."},
+    {{"presets", "List, show, save and delete element presets (ELEMENT @preset=NAME)",
+      fx_cmd_presets},
+     "presets list [--json] [ELEMENT...] | show [--json] ELEMENT NAME\n"
+     "       | save [--comment TEXT] [--force] ELEMENT NAME [PROPERTY=VALUE...]\n"
+     "       | delete ELEMENT NAME"},
     {{"plan", "Print the fusion plan of a chain after negotiation", fx_cmd_plan},
      "plan --chain DESC|--chain-file FILE [--rate R] [--channels C] [--format F32LE|F64LE]\n"
      "       [--frames F] [--fuse|--no-fuse] [--device auto|cpu|cuda]\n"

@@ -30,6 +30,7 @@ int fx_cmd_process_many(int argc, char **argv);
 int fx_cmd_batch(int argc, char **argv);
 int fx_cmd_response(int argc, char **argv);
 int fx_cmd_info(int argc, char **argv);
+int fx_cmd_presets(int argc, char **argv);
 
 /* --normalize LUFS [--true-peak DBTP] of `process` and `batch` (cmd-info.c): appends
  * `fxnormalize mode=lufs` with that target and ceiling (default -1 dBTP) to *chain (replaced; may

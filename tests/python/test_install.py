@@ -181,6 +181,29 @@ def test_gst_fx_finds_its_factory_presets(installed, tmp_path, where):
     assert r.returncode != 0, r.stdout
 
 
+@pytest.mark.parametrize("where", ["installed", "build tree"])
+def test_gst_fx_presets_names_its_factory_files(installed, tmp_path, where):
+    """`gst-fx presets list` of an installation names the installed factory file (of the build
+    tree: the source tree's presets/), with no GST_PRESET_PATH; `save` writes XDG_DATA_HOME."""
+    import json
+
+    exe = installed_path(installed, "/bin/gst-fx") if where == "installed" else os.environ["GST_FX"]
+    expected = (installed_path(installed, "/gstreamer-1.0/presets/GstFxEq.prs")
+                if where == "installed" else
+                os.path.join(os.path.dirname(__file__), "..", "..", "presets", "GstFxEq.prs"))
+    env = clean_env(tmp_path)
+    env.pop("GST_PRESET_PATH", None)
+    env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
+    r = run([exe, "presets", "list", "--json", "fxeq"], env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)[0]
+    assert os.path.realpath(expected) in [os.path.realpath(f) for f in out["factory_files"]]
+    assert any(p["name"] == "loudness" and p["origin"] == "factory" for p in out["presets"])
+    r = run([exe, "presets", "save", "fxgain", "quiet", "gain=-20"], env)
+    assert r.returncode == 0, r.stderr
+    assert os.path.isfile(tmp_path / "xdg" / "gstreamer-1.0" / "presets" / "GstFxGain.prs")
+
+
 def test_build_tree_gst_fx_uses_the_build_plugin(installed, tmp_path):
     r = run([os.environ["GST_FX"], "--version"], clean_env(tmp_path))
     assert r.returncode == 0, r.stderr
@@ -201,7 +224,7 @@ def test_man_page_renders(installed):
     text = re.sub(".\b", "", r.stdout).replace("\u2010", "-")  # overstrike bold, hyphens
     for word in ("gst-fx", "SYNOPSIS", "process", "batch", "response", "plan",
                  "count-dispatches", "--chain", "--chain-file", "--type", "--recursive",
-                 "--input-ext", "GST_PLUGIN_PATH_1_0", "EXIT STATUS"):
+                 "--input-ext", "GST_PLUGIN_PATH_1_0", "EXIT STATUS", "presets", "--force"):
         assert word in text, word
 
 
@@ -225,11 +248,15 @@ printf '%s\n' "${COMPREPLY[@]}"
     (["gst-fx", "batch", "--precision", "s"], ["single"]),
     (["gst-fx", "plan", "--chain", "fxbutter"], ["fxbutterworth"]),
     (["gst-fx", "process", "--chain", "fxgain ! fxlinkw"], ["fxgain ! fxlinkwitzriley"]),
+    (["gst-fx", "presets", "s"], ["show", "save"]),
+    (["gst-fx", "presets", "show", "fxlim"], ["fxlimiter"]),
+    (["gst-fx", "presets", "show", "fxlimiter", ""], ["broadcast", "mastering", "safety"]),
 ])
 def test_bash_completion(installed, tmp_path, words, expected):
     script = installed_path(installed, "/bash-completion/completions/gst-fx")
     bindir = os.path.dirname(installed_path(installed, "/bin/gst-fx"))
-    env = clean_env(tmp_path, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    env = clean_env(tmp_path, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
+                    XDG_DATA_HOME=str(tmp_path / "xdg"))  # no presets of this machine's user
     r = run(["bash", "--norc", "--noprofile", "-c", COMPLETE, "complete", script] + words, env)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert r.stdout.split("\n")[:-1] == expected, r.stdout
