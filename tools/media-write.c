@@ -428,7 +428,9 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
     info.samplerate = rate;
     info.channels = channels;
     info.format = writer_sf_format(w);
-    if (!sf_format_check(&info)) {
+    /* Psion WVE is 8 kHz only, but libsndfile writes that header for any rate */
+    if (!sf_format_check(&info) || ((info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_WVE &&
+                                    rate != 8000)) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                   "cannot write %s: this format cannot hold %d channel(s) at %d Hz", w->path,
                   channels, rate);
@@ -451,6 +453,14 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write %s: %s", w->path,
                   g_strstrip(line));
       g_free(line);
+      return FALSE;
+    }
+    /* where libsndfile gives back other parameters than asked for (what the header says), a
+     * file at the wrong speed is refused */
+    if (info.samplerate != rate || info.channels != channels) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "cannot write %s: this format holds %d channel(s) at %d Hz only, not %d at %d Hz",
+                  w->path, info.channels, info.samplerate, channels, rate);
       return FALSE;
     }
     w->channels = channels;
