@@ -255,6 +255,7 @@ struct _FxWriter {
   double *scratch_f64;  /* an F32 block as doubles, for the quantiser */
   gint32 *scratch_int;  /* the quantised block, left-aligned in 32 bits for sf_write_int() */
   FxSource *src;        /* tags and metadata written at the start (NULL: none) */
+  gboolean metadata_written;
   SNDFILE *sf;
   gint channels, rate;
   gboolean to_stdout; /* OUT "-" */
@@ -429,8 +430,8 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
     info.channels = channels;
     info.format = writer_sf_format(w);
     /* Psion WVE is 8 kHz only, but libsndfile writes that header for any rate */
-    if (!sf_format_check(&info) || ((info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_WVE &&
-                                    rate != 8000)) {
+    if (!sf_format_check(&info) ||
+        ((info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_WVE && rate != 8000)) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                   "cannot write %s: this format cannot hold %d channel(s) at %d Hz", w->path,
                   channels, rate);
@@ -469,7 +470,6 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
      * clip instead of wrapping around, with the scale 2^(bits-1) of the decoders */
     sf_command(w->sf, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
     sf_command(w->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
-    write_metadata(w);
   }
   if (channels != w->channels || rate != w->rate) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -479,6 +479,12 @@ gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint chann
   }
   if (frames == 0)
     return TRUE;
+  /* before the first samples (libsndfile takes them only then); an empty output gets none: with
+   * no data libsndfile writes a wav whose RIFF size leaves out the data chunk after a LIST */
+  if (!w->metadata_written) {
+    write_metadata(w);
+    w->metadata_written = TRUE;
+  }
   if (w->out->subtype == 0 && w->bits > 0)
     n = write_quantised(w, data, frames * (gsize) channels) ? (sf_count_t) frames : -1;
   else

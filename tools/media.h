@@ -147,8 +147,8 @@ typedef struct _FxSource FxSource;
  *         seeded with FX_MEDIA_DITHER_SEED when opts->dither says so (FX_DITHER_AUTO: when the
  *         output has fewer bits than the input, or the input is float);
  *   float outputs and lossy formats (Vorbis, Opus, MP3) get the processed floats as they are.
- * Tags and metadata of `src` (may be NULL) are written at the start. `opts->format` is the format
- * of the frames given to fx_writer_write(). */
+ * Tags and metadata of `src` (may be NULL) are written before the first samples (an empty
+ * output has none). `opts->format` is the format of the frames given to fx_writer_write(). */
 FxWriter *fx_writer_new(const char *path, const FxMediaOptions *opts, const FxSource *src);
 /* As fx_writer_new(), with the format of `type` (an extension: "wav", "flac", "ogg", ...) instead
  * of the path's when `type` is not NULL. `path` "-" is standard output (default type wav), written
