@@ -90,6 +90,45 @@ class SF_BROADCAST_INFO(ctypes.Structure):
                 ("coding_history_size", ctypes.c_uint32), ("coding_history", ctypes.c_char * 256)]
 
 
+class SF_CUE_POINT(ctypes.Structure):
+    _fields_ = [("indx", ctypes.c_int32), ("position", ctypes.c_uint32),
+                ("fcc_chunk", ctypes.c_int32), ("chunk_start", ctypes.c_int32),
+                ("block_start", ctypes.c_int32), ("sample_offset", ctypes.c_uint32),
+                ("name", ctypes.c_char * 256)]
+
+
+class SF_CUES(ctypes.Structure):
+    _fields_ = [("cue_count", ctypes.c_uint32), ("cue_points", SF_CUE_POINT * 100)]
+
+
+class SF_LOOP(ctypes.Structure):
+    _fields_ = [("mode", ctypes.c_int), ("start", ctypes.c_uint32), ("end", ctypes.c_uint32),
+                ("count", ctypes.c_uint32)]
+
+
+class SF_INSTRUMENT(ctypes.Structure):
+    _fields_ = [("gain", ctypes.c_int), ("basenote", ctypes.c_char), ("detune", ctypes.c_char),
+                ("velocity_lo", ctypes.c_char), ("velocity_hi", ctypes.c_char),
+                ("key_lo", ctypes.c_char), ("key_hi", ctypes.c_char),
+                ("loop_count", ctypes.c_int), ("loops", SF_LOOP * 16)]
+
+
+SFC_GET_CUE, SFC_SET_CUE = 0x10CE, 0x10CF
+SFC_GET_INSTRUMENT, SFC_SET_INSTRUMENT = 0x10D0, 0x10D1
+
+
+def chunk(path, cmd, struct):
+    """The struct libsndfile's GET command `cmd` fills from the file, or None."""
+    i = SF_INFO()
+    h = _lib.sf_open(str(path).encode(), SFM_READ, ctypes.byref(i))
+    try:
+        v = struct()
+        ok = _lib.sf_command(h, cmd, ctypes.byref(v), ctypes.sizeof(v))
+        return v if ok else None
+    finally:
+        _lib.sf_close(h)
+
+
 def info(path):
     """(major, subtype name, channels, rate, frames)."""
     i = SF_INFO()
@@ -145,7 +184,7 @@ def broadcast(path):
         _lib.sf_close(h)
 
 
-def write(path, x, rate, major, subtype, tags=None, bext=None):
+def write(path, x, rate, major, subtype, tags=None, bext=None, cues=None, instrument=None):
     """x: frames x channels float64, written by libsndfile (normalised: x * 2^(bits-1))."""
     x = np.ascontiguousarray(x, np.float64)
     i = SF_INFO(samplerate=rate, channels=x.shape[1], format=MAJOR[major] | SUBTYPE[subtype])
@@ -158,6 +197,11 @@ def write(path, x, rate, major, subtype, tags=None, bext=None):
         if bext is not None:
             assert _lib.sf_command(h, SFC_SET_BROADCAST_INFO, ctypes.byref(bext),
                                    ctypes.sizeof(bext)) == 1
+        if cues is not None:
+            assert _lib.sf_command(h, SFC_SET_CUE, ctypes.byref(cues), ctypes.sizeof(cues)) == 1
+        if instrument is not None:
+            assert _lib.sf_command(h, SFC_SET_INSTRUMENT, ctypes.byref(instrument),
+                                   ctypes.sizeof(instrument)) == 1
         assert _lib.sf_writef_double(h, x.ctypes.data, x.shape[0]) == x.shape[0]
     finally:
         _lib.sf_close(h)
@@ -388,6 +432,27 @@ def test_tags_and_bext_are_carried_over(tmp_path):
     assert out is not None and out.description == b"the description"
     assert out.originator == b"gst-fx tests"
     assert out.coding_history.startswith(b"A=PCM,F=48000,W=16,M=stereo\r\n")
+    # cue points and the instrument chunk (sampler loops), wav to wav and to aiff
+    cues = SF_CUES(cue_count=2)
+    for k, pos in enumerate((1000, 3000)):
+        cues.cue_points[k].indx = k + 1
+        cues.cue_points[k].position = pos
+        cues.cue_points[k].fcc_chunk = 0x61746164  # "data"
+        cues.cue_points[k].sample_offset = pos
+    inst = SF_INSTRUMENT(gain=1, basenote=b"\x3c", velocity_lo=b"\x01", velocity_hi=b"\x7f",
+                         key_lo=b"\x00", key_hi=b"\x7f", loop_count=1)
+    inst.loops[0].mode, inst.loops[0].start, inst.loops[0].end = 800, 500, 2500  # forward
+    write(tmp_path / "cues.wav", x, RATE, "WAV", "PCM_16", cues=cues, instrument=inst)
+    write(tmp_path / "probe-inst.aiff", x, RATE, "AIFF", "PCM_16", instrument=inst)
+    aiff = chunk(tmp_path / "probe-inst.aiff", SFC_GET_INSTRUMENT, SF_INSTRUMENT) is not None
+    for dst in ("c.wav", "c.aiff") if aiff else ("c.wav",):  # (libsndfile 1.2 drops AIFF's)
+        process(tmp_path / "cues.wav", tmp_path / dst)
+        got = chunk(tmp_path / dst, SFC_GET_INSTRUMENT, SF_INSTRUMENT)
+        assert got is not None and got.basenote == b"\x3c" and got.loop_count == 1, dst
+        assert (got.loops[0].start, got.loops[0].end) == (500, 2500), dst
+    got = chunk(tmp_path / "c.wav", SFC_GET_CUE, SF_CUES)
+    assert got is not None and got.cue_count == 2
+    assert [got.cue_points[k].position for k in range(2)] == [1000, 3000]
     # a resampled file goes through GStreamer (wavparse): its tags still come over
     process(tmp_path / "in.flac", tmp_path / "rs.flac", "--rate", "44100")
     got = strings(tmp_path / "rs.flac")
@@ -469,6 +534,14 @@ def test_batch_keeps_each_files_depth_and_equals_process(tmp_path):
         assert info(tmp_path / "o" / name)[1] == subtype, name
         process(d / name, tmp_path / ("p-" + name), chain="fxgain gain=-1")
         assert (tmp_path / "o" / name).read_bytes() == (tmp_path / ("p-" + name)).read_bytes()
+    # dithered outputs too: each file's dither is seeded on its own, as `process` seeds it
+    r = run("batch", "-q", "--bits", "16", "--ext", "wav", "--chain", "fxgain gain=-1", "-o",
+            tmp_path / "o16", d)
+    assert r.returncode == 0, r.stderr
+    for name in ("b32f.wav", "c24.flac"):
+        wav = os.path.splitext(name)[0] + ".wav"
+        process(d / name, tmp_path / ("p16-" + wav), "--bits", "16", chain="fxgain gain=-1")
+        assert (tmp_path / "o16" / wav).read_bytes() == (tmp_path / ("p16-" + wav)).read_bytes()
     # --bits applies to every file; a file whose format cannot hold it is reported, others done
     r = run("batch", "-q", "--bits", "f32", "--chain", "fxgain", "-o", tmp_path / "o2", d)
     assert r.returncode == 1
