@@ -108,3 +108,23 @@ size_t fx_quant_f64_to_s32(const double *in, int32_t *out, size_t n, fx_dither_t
   }
   return clipped;
 }
+
+size_t fx_quant_f64_to_bits(const double *in, int32_t *out, size_t n, unsigned bits,
+                            fx_dither_t dither, fx_quant_rng_t *rng)
+{
+  const int dith = dither == FX_DITHER_TPDF && rng;
+  /* 2^(bits-1): exact, and so is the scaling by it */
+  const double scale = (double) (UINT64_C(1) << (bits - 1));
+  size_t clipped = 0;
+
+  if (bits < 2 || bits > 32)
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = in[i] * scale;
+    v = v == v ? v : 0.0;
+    if (dith)
+      v += tpdf(rng);
+    out[i] = (int32_t) round_clamp_f64(v, -scale, scale - 1.0, &clipped);
+  }
+  return clipped;
+}

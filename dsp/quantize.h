@@ -49,6 +49,15 @@ size_t fx_quant_f32_to_s16(const float *in, int16_t *out, size_t n, fx_dither_t 
 size_t fx_quant_f64_to_s32(const double *in, int32_t *out, size_t n, fx_dither_t dither,
                            fx_quant_rng_t *rng);
 
+/* Float to an integer of @bits bits (2 to 32) held in an int32_t, for file formats whose width is
+ * not 16 or 32 (24-bit, 8-bit): v = in[i] * 2^(bits-1), plus the dither (of +-1 LSB of @bits
+ * bits), rounded to nearest (ties to even), clamped to [-2^(bits-1), 2^(bits-1) - 1]. NaN becomes
+ * 0. The values are not shifted (a 24-bit sample 0x7FFFFF is 8388607). With @bits 16 or 32 it gives
+ * what fx_quant_f32_to_s16() (on the same floats) and fx_quant_f64_to_s32() give, and draws the
+ * same dither from the same seed. Returns the number of samples that were clamped. */
+size_t fx_quant_f64_to_bits(const double *in, int32_t *out, size_t n, unsigned bits,
+                            fx_dither_t dither, fx_quant_rng_t *rng);
+
 #ifdef __cplusplus
 }
 #endif

@@ -76,7 +76,10 @@ typedef struct {
 typedef struct {
   const char *path; /* borrowed from argv */
   gchar *out;
-  const char *skip; /* why the file is not even decoded (static text), or NULL */
+  const char *skip; /* why the file is not even decoded (static text or skip_text), or NULL */
+  gchar *skip_text;
+  FxSource *source; /* what its output keeps of it (fx_decoder_source()) */
+  guint64 clipped;  /* samples its output clipped (fx_writer_clipped()) */
   GstCaps *caps;
   gint channels, rate;
   gboolean nonfinite; /* has NaN or Inf samples: runs in a group of its own */
@@ -124,6 +127,7 @@ static void batch_file_free_data(BatchFile *f)
 {
   g_clear_pointer(&f->data, g_free);
   g_clear_pointer(&f->stream, fx_decoder_free);
+  g_clear_pointer(&f->source, fx_source_free);
   f->raw = FALSE;
   gst_clear_caps(&f->caps);
   f->bytes = f->alloc = f->frames = 0;
@@ -234,6 +238,7 @@ static gboolean read_file(Workers *w, FxDecoder *dec, BatchFile *f, GError **err
   if (!fx_decoder_start(dec, f->path, &caps, error))
     return FALSE;
   f->warning = fx_decoder_warning(dec);
+  f->source = fx_decoder_source(dec);
   if (!gst_audio_info_from_caps(&info, caps)) {
     g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "cannot decode: unexpected caps");
@@ -581,6 +586,7 @@ static void write_file(const Batch *b, BatchFile *f, const guint8 *data, gsize o
    * stacking only reads its zero-filled staging from now on) */
   if (valid > 0 && off + valid == f->frames) {
     gboolean keep = f->error == NULL;
+    f->clipped = fx_writer_clipped(f->writer);
     f->kept = fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL) && keep;
     f->closed = TRUE;
     g_clear_pointer(&f->stream, fx_decoder_free);
@@ -987,7 +993,8 @@ static void flush_group(Batch *b, GPtrArray *group)
   fx_progress_update(&b->progress, (double) b->processed / b->total, "filtering");
   for (guint i = 0; i < group->len; i++) {
     BatchFile *f = g_ptr_array_index(group, i);
-    f->writer = fx_writer_new(f->out, b->opts.format);
+    f->writer = fx_writer_new(f->out, &b->opts, f->source);
+    f->clipped = 0;
   }
   ran = b->per_file ? run_file(b, g_ptr_array_index(group, 0), &error)
                     : run_stacked(b, group, &error);
@@ -999,8 +1006,10 @@ static void flush_group(Batch *b, GPtrArray *group)
       keep = keep && f->kept;
       if (f->kept && !keep)
         g_unlink(f->out);
-    } else if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL)) {
-      keep = FALSE;
+    } else {
+      f->clipped = fx_writer_clipped(f->writer);
+      if (!fx_writer_close(g_steal_pointer(&f->writer), keep, keep ? &f->error : NULL))
+        keep = FALSE;
     }
     f->closed = f->kept = FALSE;
     if (!ran) {
@@ -1008,6 +1017,17 @@ static void flush_group(Batch *b, GPtrArray *group)
     } else if (!keep) {
       fail_file(b, f->path, f->error != NULL ? f->error->message : "cannot write");
       g_clear_error(&f->error);
+    } else if (f->clipped > 0) {
+      /* as `process`: a warning, or with --clip-error a failed file whose output is kept */
+      gchar *msg = fx_media_clipped_message(&b->opts, f->clipped);
+      if (b->opts.clip_error) {
+        fail_file(b, f->out, msg);
+      } else {
+        fx_progress_done(&b->progress);
+        fx_media_report(f->out, msg);
+        b->written++;
+      }
+      g_free(msg);
     } else {
       b->written++;
     }
@@ -1022,7 +1042,7 @@ static void flush_group(Batch *b, GPtrArray *group)
  * writes it, without a group. */
 static void write_empty(Batch *b, BatchFile *f)
 {
-  FxWriter *w = fx_writer_new(f->out, b->opts.format);
+  FxWriter *w = fx_writer_new(f->out, &b->opts, f->source);
   GError *error = NULL;
 
   if (fx_writer_write(w, NULL, 0, f->channels, b->rate, &error) &&
@@ -1208,7 +1228,8 @@ int fx_cmd_batch(int argc, char **argv)
   gchar *shard = NULL, *ext = NULL, *files_from = NULL, *listed = NULL;
   gchar *normalize = NULL, *true_peak = NULL;
   gchar *chain_file = NULL, *input_ext = NULL;
-  gboolean recursive = FALSE;
+  gchar *bits = NULL, *dither = NULL;
+  gboolean recursive = FALSE, clip_error = FALSE;
   Walk walk = {0};
   gchar **listed_lines = NULL;
   gchar **files = NULL;
@@ -1252,13 +1273,18 @@ int fx_cmd_batch(int argc, char **argv)
        "number of processors); the stacking and filtering are one stream",
        "N"},
       {"ext", 'e', 0, G_OPTION_ARG_STRING, &ext,
-       "Write the outputs with this extension (wav, flac or ogg) instead of the input's", "EXT"},
+       "Write the outputs with this extension (wav, flac, ogg, opus, mp3, aiff, ...) instead of "
+       "the input's",
+       "EXT"},
       {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
        "Where the cascades run: auto (default), cpu or cuda", "D"},
       {"precision", 'p', 0, G_OPTION_ARG_STRING, &precision,
        "Arithmetic for F32 streams: auto (default), single or double", "P"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
-       "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
+       "Processing sample format of the chain: F32LE (default) or F64LE (the outputs' samples "
+       "are --bits)",
+       "F"},
+      FX_MEDIA_OUTPUT_ENTRIES(bits, dither, clip_error),
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line and no progress bar", NULL},
       {"normalize", 0, 0, G_OPTION_ARG_STRING, &normalize,
        "Normalise each file's integrated loudness (EBU R128) to L LUFS after the chain, e.g. "
@@ -1288,7 +1314,8 @@ int fx_cmd_batch(int argc, char **argv)
       ctx,
       "Runs many files through one fused plan: the channels of all files are stacked into one\n"
       "stream, so each block of frames is one dispatch for all files together (one launch on a\n"
-      "GPU). Writes DIR/<name of FILE> in the input's format (wav, flac, ogg), identical to\n"
+      "GPU). Writes DIR/<name of FILE> in the input's format and sample encoding (or --ext,\n"
+      "--bits; dither, clipping report and tags as `process` does them), identical to\n"
       "`gst-fx process FILE DIR/<name>` with the same options (a chain with stages that are not\n"
       "per-channel causal, e.g. a tail or a look-ahead, runs the files one by one, each as\n"
       "`process` runs it). Prints one summary line (files, groups, blocks, dispatches). A file\n"
@@ -1312,7 +1339,8 @@ int fx_cmd_batch(int argc, char **argv)
   b.opts.device = device;
   b.opts.precision = precision;
   b.opts.rate = rate;
-  status = fx_media_check_options(ctx, &b.opts, format);
+  b.opts.clip_error = clip_error;
+  status = fx_media_check_options(ctx, &b.opts, format, bits, dither);
   if (status != FX_EXIT_OK)
     goto out;
   if (outdir == NULL || *outdir == '\0') {
@@ -1361,8 +1389,15 @@ int fx_cmd_batch(int argc, char **argv)
     gboolean known = fx_media_output_supported(probe);
     g_free(probe);
     if (!known) {
-      status =
-          fx_tool_usage_error(ctx, "--ext must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS, ext);
+      gchar *all = fx_media_output_extensions();
+      status = fx_tool_usage_error(ctx, "--ext must be one of %s, not \"%s\"", all, ext);
+      g_free(all);
+      goto out;
+    }
+    gchar *bits_error = fx_media_output_bits_error("x", ext[0] == '.' ? ext + 1 : ext, b.opts.bits);
+    if (bits_error != NULL) {
+      status = fx_tool_usage_error(ctx, "%s", bits_error);
+      g_free(bits_error);
       goto out;
     }
   }
@@ -1493,6 +1528,8 @@ int fx_cmd_batch(int argc, char **argv)
       f->skip = "cannot create the directory of its output";
     else if (!known)
       f->skip = "no encoder for this file type (use one of " FX_MEDIA_EXTENSIONS ", or --ext)";
+    else if ((f->skip_text = fx_media_output_bits_error(f->out, NULL, b.opts.bits)) != NULL)
+      f->skip = f->skip_text; /* with --ext this was a usage error */
     else if (key != NULL && g_hash_table_contains(inputs, key))
       f->skip = "its output would overwrite an input file, by this name, another path or a link "
                 "(choose another -o DIR)";
@@ -1591,6 +1628,7 @@ out:
     for (guint i = 0; i < nsel; i++) {
       batch_file_free_data(&bf[i]);
       g_free(bf[i].out);
+      g_free(bf[i].skip_text);
       g_free(bf[i].warning);
     }
     g_free(bf);
@@ -1633,5 +1671,7 @@ out:
   g_free(files_from);
   g_free(normalize);
   g_free(true_peak);
+  g_free(bits);
+  g_free(dither);
   return status;
 }

@@ -99,10 +99,23 @@ int fx_process_file(const FxMediaOptions *opts, const char *in_arg, const char *
   gsize block;
   GstBuffer *buf;
 
+  FxSource *src = NULL;
+  guint64 clipped = 0;
+
   if (opts->type == NULL && !g_str_equal(out, "-") && !fx_media_output_supported(out)) {
     g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
                 "%s: no encoder for this file type (use one of %s, or --type)", out,
                 FX_MEDIA_EXTENSIONS);
+    return FX_EXIT_USAGE;
+  }
+  gchar *bits_error = fx_media_output_bits_error(out,
+                                                 opts->type != NULL      ? opts->type
+                                                 : g_str_equal(out, "-") ? "wav"
+                                                                         : NULL,
+                                                 opts->bits);
+  if (bits_error != NULL) {
+    g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED, "%s", bits_error);
+    g_free(bits_error);
     return FX_EXIT_USAGE;
   }
   if (g_str_equal(in_arg, "-")) {
@@ -133,7 +146,9 @@ int fx_process_file(const FxMediaOptions *opts, const char *in_arg, const char *
     goto out;
   fx_media_setup_chain(fx_feeder_get(feeder, "fx"), opts);
   sink = GST_APP_SINK(fx_feeder_get(feeder, "sink"));
-  writer = fx_writer_new_typed(out, opts->type, opts->format);
+  /* the output keeps the input's sample encoding (unless --bits), tags and metadata */
+  src = fx_decoder_source(dec);
+  writer = fx_writer_new_typed(out, opts->type, opts, src);
   block = (gsize) FX_BLOCK_FRAMES * GST_AUDIO_INFO_BPF(&info);
   if (!fx_feeder_start(feeder, caps, error))
     goto out;
@@ -173,14 +188,31 @@ int fx_process_file(const FxMediaOptions *opts, const char *in_arg, const char *
   /* a file without frames (a valid empty input) gives a valid empty output */
   if (!fx_writer_opened(writer) && !write_empty(sink, writer, &info, error))
     goto out;
-  if (!fx_writer_close(g_steal_pointer(&writer), TRUE, error))
+  clipped = fx_writer_clipped(writer);
+  gchar *name = g_strdup(fx_writer_name(writer));
+  if (!fx_writer_close(g_steal_pointer(&writer), TRUE, error)) {
+    g_free(name);
     goto out;
+  }
   if (progress != NULL) {
     fx_progress_update(progress, 1.0, in);
     fx_progress_done(progress);
   }
   fx_tool_print_warnings(warnings);
   status = FX_EXIT_OK;
+  /* samples clipped by the quantisation to an integer output: a warning, or with --clip-error
+   * the run's error (the output is kept, as SoX keeps it, but the exit status says it is wrong) */
+  if (clipped > 0) {
+    gchar *msg = fx_media_clipped_message(opts, clipped);
+    if (opts->clip_error) {
+      g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, "%s: %s", name, msg);
+      status = FX_EXIT_FAILURE;
+    } else {
+      fx_media_report(name, msg);
+    }
+    g_free(msg);
+  }
+  g_free(name);
 
 out:
   if (status != FX_EXIT_OK && progress != NULL)
@@ -194,6 +226,7 @@ out:
   if (warnings != NULL)
     g_ptr_array_unref(warnings);
   g_free(desc);
+  fx_source_free(src);
   fx_tool_temp_discard(spooled);
   g_free(spooled);
   return status;
@@ -203,8 +236,9 @@ out:
 typedef struct {
   gchar *chain, *chain_file, *device, *precision, *format, *outdir, *type;
   gchar *normalize, *true_peak;
+  gchar *bits, *dither;
   gint rate;
-  gboolean quiet;
+  gboolean quiet, clip_error;
   gchar **args;
 } ProcessArgs;
 
@@ -225,7 +259,8 @@ static int process_check_options(GOptionContext *ctx, ProcessArgs *a, FxMediaOpt
   opts->device = a->device;
   opts->precision = a->precision;
   opts->rate = a->rate;
-  return fx_media_check_options(ctx, opts, a->format);
+  opts->clip_error = a->clip_error;
+  return fx_media_check_options(ctx, opts, a->format, a->bits, a->dither);
 }
 
 static void process_args_clear(ProcessArgs *a)
@@ -239,6 +274,8 @@ static void process_args_clear(ProcessArgs *a)
   g_free(a->outdir);
   g_free(a->normalize);
   g_free(a->true_peak);
+  g_free(a->bits);
+  g_free(a->dither);
   g_strfreev(a->args);
 }
 
@@ -254,7 +291,10 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
       {"precision", 'p', 0, G_OPTION_ARG_STRING, &a->precision,
        "Arithmetic for F32 streams: auto (default), single or double", "P"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &a->format,
-       "Processing sample format, also a wav output's: F32LE (default) or F64LE", "F"},
+       "Processing sample format of the chain: F32LE (default) or F64LE (the output's samples "
+       "are --bits)",
+       "F"},
+      FX_MEDIA_OUTPUT_ENTRIES(a->bits, a->dither, a->clip_error),
       {"rate", 'r', 0, G_OPTION_ARG_INT, &a->rate,
        "Resample to R Hz (1 to 768000) before processing (default: keep the file's rate)", "R"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet,
@@ -272,7 +312,9 @@ static GOptionContext *process_context(ProcessArgs *a, gboolean many)
   };
   const GOptionEntry typed[] = {
       {"type", 't', 0, G_OPTION_ARG_STRING, &a->type,
-       "OUT's format: wav, flac or ogg (default: OUT's extension; wav when OUT is \"-\")", "T"},
+       "OUT's format by extension: wav, flac, ogg, opus, mp3, aiff, ... (default: OUT's "
+       "extension; wav when OUT is \"-\")",
+       "T"},
       {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   const GOptionEntry outdir[] = {
@@ -300,8 +342,13 @@ int fx_cmd_process(int argc, char **argv)
   g_option_context_set_summary(
       ctx,
       "Decodes IN (with libsndfile: wav, flac, ogg, aiff, mp3, ...; anything else GStreamer\n"
-      "decodes), runs it through the chain (fxchain syntax) and encodes OUT by its\n"
-      "extension or --type: .wav (in the processing format), .flac (24-bit), .ogg (Vorbis).\n"
+      "decodes), runs it through the chain (fxchain syntax) in --format (F32 or F64) and\n"
+      "encodes OUT by its extension or --type (any format libsndfile writes: wav, flac, ogg,\n"
+      "opus, mp3, aiff, caf, w64, rf64, ...). OUT keeps IN's samples (16-bit in, 16-bit out;\n"
+      "float in, float out; lossy in: float, or 24-bit where only integers fit, as in FLAC)\n"
+      "unless --bits says otherwise; integer output gets TPDF dither when it has less precision\n"
+      "than IN (--dither), and clipped samples are reported (--clip-error). Tags and metadata\n"
+      "chunks are carried over.\n"
       "IN \"-\" reads standard input (read whole before processing starts); OUT \"-\" writes\n"
       "standard output (wav unless --type says otherwise), once the output is complete:\n"
       "  cat in.wav | gst-fx process --chain DESC - out.flac\n"
@@ -326,8 +373,9 @@ int fx_cmd_process(int argc, char **argv)
     gboolean known = fx_media_output_supported(probe);
     g_free(probe);
     if (!known) {
-      status = fx_tool_usage_error(ctx, "--type must be one of %s, not \"%s\"", FX_MEDIA_EXTENSIONS,
-                                   a.type);
+      gchar *all = fx_media_output_extensions();
+      status = fx_tool_usage_error(ctx, "--type must be one of %s, not \"%s\"", all, a.type);
+      g_free(all);
       goto out;
     }
     opts.type = a.type;
@@ -335,6 +383,16 @@ int fx_cmd_process(int argc, char **argv)
     status =
         fx_tool_usage_error(ctx, "%s: no encoder for this file type (use one of %s, or --type)",
                             a.args[1], FX_MEDIA_EXTENSIONS);
+    goto out;
+  }
+  gchar *bits_error = fx_media_output_bits_error(a.args[1],
+                                                 opts.type != NULL             ? opts.type
+                                                 : g_str_equal(a.args[1], "-") ? "wav"
+                                                                               : NULL,
+                                                 opts.bits);
+  if (bits_error != NULL) {
+    status = fx_tool_usage_error(ctx, "%s", bits_error);
+    g_free(bits_error);
     goto out;
   }
   if (g_str_equal(a.args[0], "-") && isatty(STDIN_FILENO)) {

@@ -22,12 +22,14 @@ static const FxCommandEntry commands[] = {
       fx_cmd_process},
      "process --chain DESC|--chain-file FILE [--type T] [--device D] [--precision P]\n"
      "       [--format F32LE|F64LE] [--rate R] [--quiet] [--normalize L [--true-peak TP]]\n"
+     "       [--bits 16|24|32|f32|f64] [--dither none|tpdf] [--clip-error]\n"
      "       IN|- OUT|-"},
     {{"batch", "Many files through one fused plan, stacked on the channel axis", fx_cmd_batch},
      "batch --chain DESC|--chain-file FILE -o DIR [--recursive] [--input-ext LIST]\n"
      "       [--shard K/N] [--files-from LIST] [--rate R] [--memory MIB] [--jobs N] [--ext EXT]\n"
      "       [--device D] [--precision P] [--format F32LE|F64LE] [--quiet]\n"
-     "       [--normalize L [--true-peak TP]] FILE|DIR..."},
+     "       [--normalize L [--true-peak TP]]\n"
+     "       [--bits 16|24|32|f32|f64] [--dither none|tpdf] [--clip-error] FILE|DIR..."},
     {{"response", "Magnitude and phase of each stage and the chain: SVG, PNG or CSV",
       fx_cmd_response},
      "response --chain DESC|--chain-file FILE --rate R -o FILE.svg|FILE.png|FILE.csv\n"

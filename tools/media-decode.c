@@ -68,23 +68,121 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
   gst_object_unref(sinkpad);
 }
 
+gint fx_source_bits_from_gst(GstAudioFormat format)
+{
+  const GstAudioFormatInfo *finfo = gst_audio_format_get_info(format);
+
+  if (finfo == NULL || GST_AUDIO_FORMAT_INFO_IS_FLOAT(finfo))
+    return finfo != NULL && GST_AUDIO_FORMAT_INFO_DEPTH(finfo) == 64 ? FX_BITS_F64 : FX_BITS_F32;
+  return CLAMP(GST_AUDIO_FORMAT_INFO_DEPTH(finfo), 8, 32);
+}
+
+/* The common tags of a GStreamer stream, as libsndfile's strings (where not set yet). */
+static void source_add_tags(FxSource *src, const GstTagList *tags)
+{
+  static const struct {
+    int id;
+    const char *tag;
+  } map[] = {
+      {SF_STR_TITLE, GST_TAG_TITLE},      {SF_STR_ARTIST, GST_TAG_ARTIST},
+      {SF_STR_ALBUM, GST_TAG_ALBUM},      {SF_STR_COMMENT, GST_TAG_COMMENT},
+      {SF_STR_GENRE, GST_TAG_GENRE},      {SF_STR_COPYRIGHT, GST_TAG_COPYRIGHT},
+      {SF_STR_LICENSE, GST_TAG_LICENSE},  {SF_STR_SOFTWARE, GST_TAG_APPLICATION_NAME},
+      {SF_STR_SOFTWARE, GST_TAG_ENCODER}, {SF_STR_DATE, GST_TAG_DATE_TIME},
+      {SF_STR_DATE, GST_TAG_DATE},        {SF_STR_TRACKNUMBER, GST_TAG_TRACK_NUMBER},
+  };
+
+  for (gsize m = 0; m < G_N_ELEMENTS(map); m++) {
+    int i = 0;
+    while (i < FX_SOURCE_STRINGS && fx_source_string_ids[i] != map[m].id)
+      i++;
+    if (i == FX_SOURCE_STRINGS || src->strings[i] != NULL)
+      continue;
+    const GValue *v = gst_tag_list_get_value_index(tags, map[m].tag, 0);
+    gchar *text = NULL;
+    if (v == NULL)
+      continue;
+    if (G_VALUE_HOLDS_STRING(v))
+      text = g_value_dup_string(v);
+    else if (G_VALUE_HOLDS_UINT(v))
+      text = g_strdup_printf("%u", g_value_get_uint(v));
+    else if (GST_VALUE_HOLDS_DATE_TIME(v) && g_value_get_boxed(v) != NULL)
+      text = gst_date_time_to_iso8601_string(g_value_get_boxed(v));
+    else if (G_VALUE_HOLDS(v, G_TYPE_DATE) && g_value_get_boxed(v) != NULL) {
+      const GDate *d = g_value_get_boxed(v);
+      text = g_strdup_printf("%04u-%02u-%02u", g_date_get_year(d), g_date_get_month(d),
+                             g_date_get_day(d));
+    }
+    if (text != NULL && *text != '\0')
+      src->strings[i] = text;
+    else
+      g_free(text);
+  }
+}
+
+void fx_source_free(FxSource *src)
+{
+  if (src == NULL)
+    return;
+  for (int i = 0; i < FX_SOURCE_STRINGS; i++)
+    g_free(src->strings[i]);
+  g_free(src);
+}
+
+/* Empties `src` (an unknown input: float, no tags). */
+static void source_clear(FxSource *src)
+{
+  for (int i = 0; i < FX_SOURCE_STRINGS; i++)
+    g_free(src->strings[i]);
+  memset(src, 0, sizeof *src);
+  src->bits = FX_BITS_F32;
+}
+
+FxSource *fx_decoder_source(FxDecoder *dec)
+{
+  FxSource *copy = g_new(FxSource, 1);
+
+  g_mutex_lock(&dec->lock);
+  *copy = dec->source;
+  for (int i = 0; i < FX_SOURCE_STRINGS; i++)
+    copy->strings[i] = g_strdup(dec->source.strings[i]);
+  g_mutex_unlock(&dec->lock);
+  return copy;
+}
+
 /* Decoders of plain (non-extensible) multichannel wav files give caps without a channel-mask,
  * which audioconvert refuses for more than two channels: such streams get GStreamer's fallback
  * layout for their channel count (gst_audio_channel_get_fallback_mask(), as the FLAC and Vorbis
  * encoders need one), or channel-mask 0 (unpositioned) when there is none. */
 static GstPadProbeReturn add_channel_mask(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
-  const FxDecoder *dec = user_data;
+  FxDecoder *dec = user_data;
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
   GstCaps *caps;
   GstStructure *st;
   gint channels = 0;
 
+  /* what the output keeps (fx_decoder_source()): the tags, and the decoder's own sample format
+   * (before audioconvert makes it the processing format) */
+  if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+    GstTagList *tags = NULL;
+    gst_event_parse_tag(event, &tags);
+    g_mutex_lock(&dec->lock);
+    source_add_tags(&dec->source, tags);
+    g_mutex_unlock(&dec->lock);
+    return GST_PAD_PROBE_OK;
+  }
   if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
     return GST_PAD_PROBE_OK;
   gst_event_parse_caps(event, &caps);
   if (gst_caps_get_size(caps) != 1)
     return GST_PAD_PROBE_OK;
+  GstAudioInfo ainfo;
+  if (gst_audio_info_from_caps(&ainfo, caps)) {
+    g_mutex_lock(&dec->lock);
+    dec->source.bits = fx_source_bits_from_gst(GST_AUDIO_INFO_FORMAT(&ainfo));
+    g_mutex_unlock(&dec->lock);
+  }
   st = gst_caps_get_structure(caps, 0);
   /* a stream out of bounds never reaches audioconvert and audioresample (a rate of 2^31 Hz
    * resampled would need hundreds of GB): an error instead, which the decoder reports */
@@ -188,6 +286,8 @@ FxDecoder *fx_decoder_new(const FxMediaOptions *opts, GError **error)
   dec->fd = -1;
   dec->raw_off = -1;
   dec->found_frames = dec->header_frames = -1;
+  g_mutex_init(&dec->lock);
+  source_clear(&dec->source);
   return dec;
 }
 
@@ -206,6 +306,9 @@ void fx_decoder_stop(FxDecoder *dec)
   gst_clear_buffer(&dec->first);
   gst_clear_caps(&dec->caps);
   dec->found_frames = dec->header_frames = -1;
+  g_mutex_lock(&dec->lock);
+  source_clear(&dec->source);
+  g_mutex_unlock(&dec->lock);
 }
 
 gchar *fx_decoder_warning(FxDecoder *dec)
@@ -225,6 +328,7 @@ void fx_decoder_free(FxDecoder *dec)
   fx_decoder_stop(dec);
   decode_pipe_free(dec->pipes[0]);
   decode_pipe_free(dec->pipes[1]);
+  g_mutex_clear(&dec->lock);
   g_free(dec->format);
   g_free(dec);
 }

@@ -19,6 +19,37 @@ typedef struct {
   GstBus *bus;
 } DecodePipe;
 
+/* libsndfile 1.1's subtypes and major format, by value: the build requires only 1.0.28 (where a
+ * file of these formats is then neither read nor written by libsndfile). */
+#define FX_SF_FORMAT_OPUS 0x0064
+#define FX_SF_FORMAT_MPEG_LAYER_I 0x0080
+#define FX_SF_FORMAT_MPEG_LAYER_II 0x0081
+#define FX_SF_FORMAT_MPEG_LAYER_III 0x0082
+#define FX_SF_FORMAT_MPEG 0x230000
+
+/* The string tags libsndfile reads and writes (sf_get_string()/sf_set_string()). */
+#define FX_SOURCE_STRINGS 10
+extern const int fx_source_string_ids[FX_SOURCE_STRINGS];
+
+/* A broadcast extension (bext) chunk with room for a long coding history. */
+typedef SF_BROADCAST_INFO_VAR(16384) FxBroadcastInfo;
+
+struct _FxSource {
+  /* the input's samples: integer bits (8 to 32), FX_BITS_F32 or FX_BITS_F64 (lossy codecs, whose
+   * decoders give floats, and anything unknown: FX_BITS_F32) */
+  gint bits;
+  gchar *strings[FX_SOURCE_STRINGS]; /* by fx_source_string_ids; NULL where absent */
+  gboolean has_bext, has_cues, has_instrument;
+  FxBroadcastInfo bext;
+  SF_CUES cues;
+  SF_INSTRUMENT instrument;
+};
+
+/* The input's sample encoding, from libsndfile's subtype (media-sndfile.c) or the decoder's raw
+ * format (media-decode.c). */
+gint fx_source_bits_from_sndfile(int format);
+gint fx_source_bits_from_gst(GstAudioFormat format);
+
 struct _FxDecoder {
   gchar *format;
   gint rate;
@@ -31,6 +62,10 @@ struct _FxDecoder {
   GstBuffer *first;
   GstCaps *caps;
   gint64 found_frames, header_frames; /* a truncated file: the frames there and announced */
+  /* what the output keeps of the current file: filled at start (libsndfile), or by the pad probe
+   * on the GStreamer pipeline's audioconvert (the decoder's raw format and tag events; lock) */
+  FxSource source;
+  GMutex lock;
 };
 
 /* An error message from a bus as a GError with a one-line text, after `prefix` (media.c). */

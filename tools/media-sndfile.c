@@ -77,6 +77,61 @@ static gint64 announced_frames(SNDFILE *sf, const SF_INFO *info)
   return frames;
 }
 
+const int fx_source_string_ids[FX_SOURCE_STRINGS] = {
+    SF_STR_TITLE, SF_STR_COPYRIGHT, SF_STR_SOFTWARE, SF_STR_ARTIST,      SF_STR_COMMENT,
+    SF_STR_DATE,  SF_STR_ALBUM,     SF_STR_LICENSE,  SF_STR_TRACKNUMBER, SF_STR_GENRE,
+};
+
+gint fx_source_bits_from_sndfile(int format)
+{
+  switch (format & SF_FORMAT_SUBMASK) {
+  case SF_FORMAT_PCM_S8:
+  case SF_FORMAT_PCM_U8:
+  case SF_FORMAT_DPCM_8:
+    return 8;
+  case SF_FORMAT_PCM_24:
+  case SF_FORMAT_DWVW_24:
+  case SF_FORMAT_ALAC_20:
+  case SF_FORMAT_ALAC_24:
+    return 24;
+  case SF_FORMAT_PCM_32:
+  case SF_FORMAT_ALAC_32:
+    return 32;
+  case SF_FORMAT_FLOAT:
+    return FX_BITS_F32;
+  case SF_FORMAT_DOUBLE:
+    return FX_BITS_F64;
+  case SF_FORMAT_VORBIS:
+  case FX_SF_FORMAT_OPUS:
+  case FX_SF_FORMAT_MPEG_LAYER_I:
+  case FX_SF_FORMAT_MPEG_LAYER_II:
+  case FX_SF_FORMAT_MPEG_LAYER_III:
+    /* lossy codecs: their decoders give floats, with more than 16 bits of resolution */
+    return FX_BITS_F32;
+  default:
+    /* 16-bit PCM, and the codecs of 16 bits or fewer: A-law, mu-law, ADPCM, GSM, ... */
+    return 16;
+  }
+}
+
+/* What the output keeps of the file open in `sf`: its sample encoding, string tags, and the bext,
+ * cue and instrument chunks where its format has them. */
+static void read_source(FxSource *src, SNDFILE *sf, const SF_INFO *info)
+{
+  src->bits = fx_source_bits_from_sndfile(info->format);
+  for (int i = 0; i < FX_SOURCE_STRINGS; i++) {
+    const char *v = sf_get_string(sf, fx_source_string_ids[i]);
+    if (v != NULL && *v != '\0')
+      src->strings[i] = g_strdup(v);
+  }
+  src->has_bext = sf_command(sf, SFC_GET_BROADCAST_INFO, &src->bext, sizeof src->bext) == SF_TRUE;
+  int cues = 0;
+  src->has_cues = sf_command(sf, SFC_GET_CUE_COUNT, &cues, sizeof cues) == SF_TRUE && cues > 0 &&
+                  sf_command(sf, SFC_GET_CUE, &src->cues, sizeof src->cues) == SF_TRUE;
+  src->has_instrument =
+      sf_command(sf, SFC_GET_INSTRUMENT, &src->instrument, sizeof src->instrument) == SF_TRUE;
+}
+
 gboolean fx_decoder_sndfile_start(FxDecoder *dec, const char *path, GstCaps **caps, GError **error)
 {
   SF_INFO info = {0};
@@ -130,6 +185,7 @@ gboolean fx_decoder_sndfile_start(FxDecoder *dec, const char *path, GstCaps **ca
   if (info.channels > 2) /* as add_channel_mask() does for the GStreamer decoders */
     gst_caps_set_simple(c, "channel-mask", GST_TYPE_BITMASK,
                         gst_audio_channel_get_fallback_mask(info.channels), NULL);
+  read_source(&dec->source, sf, &info);
   dec->sf = sf;
   dec->fd = fd;
   dec->sf_info = info;

@@ -14,8 +14,21 @@
 static const char *const device_nicks[] = {"auto", "cpu", "cuda", NULL};
 static const char *const precision_nicks[] = {"auto", "single", "double", NULL};
 
-int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg)
+int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg,
+                           const char *bits_arg, const char *dither_arg)
 {
+  static const struct {
+    const char *name;
+    gint bits;
+  } bits_names[] = {{"8", 8},
+                    {"16", 16},
+                    {"24", 24},
+                    {"32", 32},
+                    {"f32", FX_BITS_F32},
+                    {"f64", FX_BITS_F64},
+                    {"float", FX_BITS_F32},
+                    {"double", FX_BITS_F64}};
+
   if (opts->chain == NULL || *opts->chain == '\0')
     return fx_tool_usage_error(ctx, "--chain or --chain-file is required");
   if (format_arg == NULL || g_ascii_strcasecmp(format_arg, "F32LE") == 0 ||
@@ -33,6 +46,21 @@ int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char
   if (opts->precision != NULL && !g_strv_contains(precision_nicks, opts->precision))
     return fx_tool_usage_error(ctx, "--precision must be auto, single or double, not \"%s\"",
                                opts->precision);
+  opts->bits = FX_BITS_AUTO;
+  for (gsize i = 0; bits_arg != NULL && i < G_N_ELEMENTS(bits_names); i++)
+    if (g_ascii_strcasecmp(bits_arg, bits_names[i].name) == 0)
+      opts->bits = bits_names[i].bits;
+  if (bits_arg != NULL && opts->bits == FX_BITS_AUTO)
+    return fx_tool_usage_error(ctx, "--bits must be 16, 24, 32, f32 or f64 (or 8), not \"%s\"",
+                               bits_arg);
+  if (dither_arg == NULL)
+    opts->dither = FX_DITHER_AUTO;
+  else if (g_ascii_strcasecmp(dither_arg, "none") == 0)
+    opts->dither = FX_DITHER_NONE;
+  else if (g_ascii_strcasecmp(dither_arg, "tpdf") == 0)
+    opts->dither = FX_DITHER_TPDF;
+  else
+    return fx_tool_usage_error(ctx, "--dither must be none or tpdf, not \"%s\"", dither_arg);
   return FX_EXIT_OK;
 }
 

@@ -8,14 +8,14 @@
  *             otherwise GStreamer: uridecodebin (for .wav: filesrc ! wavparse) ! audioconvert
  *             ! audioresample ! audio/x-raw,format=F[,rate=R] ! appsink
  *   engine:   fxchain chain="…" ! appsink        (fed from the calling thread, FxFeeder)
- *   encoder:  libsndfile by OUT's extension: .wav in the processing format (IEEE float 32/64),
- *             .flac 24-bit, .ogg Vorbis (FxWriter)
+ *   encoder:  libsndfile by OUT's extension (any major format it writes), in the input's sample
+ *             encoding or --bits, quantised by dsp/quantize with TPDF dither where precision is
+ *             lost, clipped samples counted, tags and metadata carried over (FxWriter)
  *
  * Which decoder a file gets depends only on the file and the options, never on the command, so
- * `process` and `batch` decode every file the same way. Sample conversions are fixed (no
- * dither): integer PCM in → float by x / 2^(bits-1) (exact up to 24 bits, in both decoders);
- * float → 24-bit FLAC by lrint(x * 2^23) (round to nearest, ties to even), clipped to
- * [-2^23, 2^23 - 1] (libsndfile with SFC_SET_CLIPPING).
+ * `process` and `batch` decode every file the same way. Integer PCM in → float by x / 2^(bits-1)
+ * (exact up to 24 bits, in both decoders); float → integer PCM out by fx_quant_f64_to_bits()
+ * (round to nearest, ties to even, clamped and counted, dither as fx_writer_new() says).
  *
  * The fxchain is always fed blocks of at most FX_BLOCK_FRAMES frames: see FX_BLOCK_FRAMES. */
 #ifndef GST_FX_MEDIA_H
@@ -23,6 +23,7 @@
 
 #include "gst-fx.h"
 #include "kernel.h"
+#include "quantize.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/audio/audio.h>
@@ -40,14 +41,26 @@ G_BEGIN_DECLS
 _Static_assert(FX_BLOCK_FRAMES < FX_KERNEL_SPLIT_EXACT_FRAMES,
                "blocks must stay off the kernels' time-block path (dsp/kernel.h)");
 
+/* Sample encodings of a file: integer PCM of N bits (8 to 32), or float. */
+#define FX_BITS_AUTO 0 /* --bits not given: the input's (fx_writer_new_typed()) */
+#define FX_BITS_F32 (-32)
+#define FX_BITS_F64 (-64)
+/* --dither not given: TPDF when the output has less precision than the input */
+#define FX_DITHER_AUTO (-1)
+/* The dither's seed: fixed, so that the same command writes the same file. */
+#define FX_MEDIA_DITHER_SEED 0
+
 /* What both commands share. */
 typedef struct {
   const char *chain;     /* fxchain `chain` */
   const char *device;    /* enum nick or NULL */
   const char *precision; /* enum nick or NULL */
-  const char *format;    /* "F32LE" or "F64LE": decoded and processed format, wav output format */
+  const char *format;    /* "F32LE" or "F64LE": the decoded and processed format */
   gint rate;             /* resample to this rate; 0: keep each file's rate */
   const char *type;      /* OUT's format by extension name (process --type), NULL: OUT's own */
+  gint bits;             /* --bits: FX_BITS_AUTO, 8/16/24/32, FX_BITS_F32, FX_BITS_F64 */
+  gint dither;           /* --dither: FX_DITHER_AUTO, FX_DITHER_NONE or FX_DITHER_TPDF */
+  gboolean clip_error;   /* --clip-error: clipped samples make the file fail (exit status 1) */
 } FxMediaOptions;
 
 /* What a file may announce, checked when it is opened (a per-file error beyond these, before
@@ -60,9 +73,35 @@ typedef struct {
 #define FX_MEDIA_MAX_CHANNELS 1024
 #define FX_MEDIA_MAX_RESAMPLE 1024
 
-/* Checks --device/--precision/--format/--rate of a command (usage error on failure). Sets
- * opts->format to the normalised name. */
-int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg);
+/* Checks --device/--precision/--format/--rate/--bits/--dither of a command (usage error on
+ * failure). Sets opts->format to the normalised name, opts->bits and opts->dither. */
+int fx_media_check_options(GOptionContext *ctx, FxMediaOptions *opts, const char *format_arg,
+                           const char *bits_arg, const char *dither_arg);
+
+/* The option entries of the output format, shared by `process` and `batch`. */
+#define FX_MEDIA_OUTPUT_ENTRIES(bits, dither, clip_error)                                          \
+  {"bits",                                                                                         \
+   'b',                                                                                            \
+   0,                                                                                              \
+   G_OPTION_ARG_STRING,                                                                            \
+   &(bits),                                                                                        \
+   "Output samples: 16, 24, 32 (integer PCM), f32 or f64 (float) (default: the input's; "          \
+   "lossy outputs ignore it)",                                                                     \
+   "B"},                                                                                           \
+      {"dither",                                                                                   \
+       0,                                                                                          \
+       0,                                                                                          \
+       G_OPTION_ARG_STRING,                                                                        \
+       &(dither),                                                                                  \
+       "none or tpdf (default: tpdf when the output has less precision than the input, e.g. "      \
+       "float or 24-bit in, 16-bit out; else none)",                                               \
+       "D"},                                                                                       \
+  {                                                                                                \
+    "clip-error", 0, 0, G_OPTION_ARG_NONE, &(clip_error),                                          \
+        "A file whose output clipped is an error (exit status 1; the output is kept) instead of "  \
+        "a warning",                                                                               \
+        NULL                                                                                       \
+  }
 
 /* "DEVICE:INODE" of the file `path` names (after following symbolic links), NULL when it does not
  * exist: two paths with the same key are the same file (through a link or not). */
@@ -70,16 +109,25 @@ gchar *fx_media_file_key(const char *path);
 /* TRUE when both paths exist and are the same file (fx_media_file_key()). */
 gboolean fx_media_same_file(const char *a, const char *b);
 
-/* TRUE when OUT's extension names a format FxWriter writes (wav, flac, ogg/oga; any case). */
+/* TRUE when OUT's extension names a format FxWriter writes (every major format libsndfile writes
+ * here, by its extension or another name of it: wav, flac, ogg/oga (Vorbis), opus, mp3, aiff/aif,
+ * au/snd, caf, w64, rf64, ...; any case). */
 gboolean fx_media_output_supported(const char *path);
+/* NULL when `bits` (FX_BITS_AUTO or an explicit --bits) can be written to OUT's format (OUT's
+ * extension, or `type`'s when not NULL), else why not with the widths that can, one line
+ * (g_free). Lossy formats take any `bits` (they ignore it). */
+gchar *fx_media_output_bits_error(const char *path, const char *type, gint bits);
+/* The extensions FxWriter writes, comma-separated (for messages; g_free). */
+gchar *fx_media_output_extensions(void);
 
 /* The extensions of the files `batch` takes from an input directory by default: every major
  * format libsndfile reads (its format list's extensions, lower case) and the other names of
  * those formats (aif, oga, opus, mp3, wave). NULL-terminated, g_strfreev(). */
 gchar **fx_media_input_extensions(void);
 
-/* The extensions FxWriter knows, for messages. */
-#define FX_MEDIA_EXTENSIONS "wav, flac, ogg"
+/* The most common extensions FxWriter knows, for short messages (fx_media_output_extensions():
+ * all of them). */
+#define FX_MEDIA_EXTENSIONS "wav, flac, ogg, opus, mp3, aiff, caf, w64, ..."
 
 /* An output file written with libsndfile, in the format of its extension. Written to a temporary
  * beside it (gst-fx.h: fx_tool_temp_create()) from the first fx_writer_write() on, and renamed
@@ -87,17 +135,40 @@ gchar **fx_media_input_extensions(void);
  * removes the temporary and never touches the name. */
 typedef struct _FxWriter FxWriter;
 
-FxWriter *fx_writer_new(const char *path, const char *format);
-/* As fx_writer_new(), with the format of `type` (an extension: "wav", "flac", "ogg") instead of
- * the path's when `type` is not NULL. `path` "-" is standard output (default type wav), written
+/* What the decoder knew of an input that its output keeps: its sample encoding (the default of
+ * --bits) and its tags and metadata chunks (fx_decoder_source()). */
+typedef struct _FxSource FxSource;
+
+/* The output's samples (see "Output samples" in media-write.c):
+ *   bits: opts->bits, or with FX_BITS_AUTO the input's (`src`; float when unknown), mapped to
+ *         the nearest the format holds (FLAC: float and 32-bit -> 24-bit);
+ *   integer PCM is quantised with dsp/quantize (fx_quant_f64_to_bits()): round to nearest,
+ *         clipping counted (fx_writer_clipped()), TPDF dither of +-1 LSB of the output's width
+ *         seeded with FX_MEDIA_DITHER_SEED when opts->dither says so (FX_DITHER_AUTO: when the
+ *         output has fewer bits than the input, or the input is float);
+ *   float outputs and lossy formats (Vorbis, Opus, MP3) get the processed floats as they are.
+ * Tags and metadata of `src` (may be NULL) are written before the first samples (an empty
+ * output has none). `opts->format` is the format of the frames given to fx_writer_write(). */
+FxWriter *fx_writer_new(const char *path, const FxMediaOptions *opts, const FxSource *src);
+/* As fx_writer_new(), with the format of `type` (an extension: "wav", "flac", "ogg", ...) instead
+ * of the path's when `type` is not NULL. `path` "-" is standard output (default type wav), written
  * only once the whole output is complete (a failed run writes nothing there). */
-FxWriter *fx_writer_new_typed(const char *path, const char *type, const char *format);
+FxWriter *fx_writer_new_typed(const char *path, const char *type, const FxMediaOptions *opts,
+                              const FxSource *src);
 /* `frames` interleaved frames of `channels` channels at `rate` in the writer's format (the
  * processing format): the first call fixes channels and rate. */
 gboolean fx_writer_write(FxWriter *w, const void *data, gsize frames, gint channels, gint rate,
                          GError **error);
 /* TRUE once the first fx_writer_write() (of any number of frames, 0 too) created the file. */
 gboolean fx_writer_opened(FxWriter *w);
+/* Samples clipped so far by the quantisation to an integer output (0 for float and lossy). */
+guint64 fx_writer_clipped(FxWriter *w);
+/* The output's name for messages ("standard output" for "-"). */
+const char *fx_writer_name(FxWriter *w);
+/* After a run that clipped `clipped` (> 0) samples: "clipped N samples; lower the gain" (with
+ * opts->clip_error " (--clip-error)"), reported after "gst-fx: OUT: " as a warning, or as the
+ * file's error with --clip-error (exit status 1; the output is kept). g_free(). */
+gchar *fx_media_clipped_message(const FxMediaOptions *opts, guint64 clipped);
 /* Closes the file and, with `keep`, renames it into place (keep = FALSE: removes the temporary;
  * the final name is left as it was), and frees the writer. */
 gboolean fx_writer_close(FxWriter *w, gboolean keep, GError **error);
@@ -148,6 +219,10 @@ gssize fx_decoder_pread_pcm16(FxDecoder *dec, gint16 *dest, gsize first, gsize f
                               GError **error);
 /* Frames of the current file when libsndfile reads it and knows its length, else -1. */
 gint64 fx_decoder_frames(FxDecoder *dec);
+/* After start: a copy of what the output keeps of the current file (its sample encoding, tags and
+ * metadata), fx_source_free(). */
+FxSource *fx_decoder_source(FxDecoder *dec);
+void fx_source_free(FxSource *src);
 /* Duration of the current file in ns, or -1 when unknown. */
 gint64 fx_decoder_duration(FxDecoder *dec);
 void fx_decoder_stop(FxDecoder *dec);

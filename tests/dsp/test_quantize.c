@@ -145,11 +145,86 @@ static void test_dither(void)
         var);
 }
 
+/* fx_quant_f64_to_bits(): against rint() and the range of each width, the widths 16 and 32
+ * against the fixed-width functions (same values and the same dither from the same seed), and the
+ * 24-bit TPDF at the 24-bit LSB (error variance 1/4 LSB^2 of 2^-23, not of 2^-31). */
+static void test_bits(void)
+{
+  enum { M = 1 << 17 };
+  static double in[M];
+  static float inf[M];
+  static int32_t out[M], ref32[M];
+  static int16_t ref16[M];
+  const unsigned widths[] = {8, 16, 20, 24, 32};
+  fx_quant_rng_t r1, r2;
+  double sum = 0.0, sq = 0.0, mean, var;
+
+  rng_seed(13);
+  for (int i = 0; i < M; i++) {
+    inf[i] = (float) (1.2 * rng_uniform());
+    in[i] = inf[i];
+  }
+  for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+    const double scale = ldexp(1.0, (int) widths[w] - 1);
+    size_t want_clips = 0, c = fx_quant_f64_to_bits(in, out, M, widths[w], FX_DITHER_NONE, NULL);
+    int bad = 0;
+    for (int i = 0; i < M; i++) {
+      double r = rint(in[i] * scale);
+      want_clips += r > scale - 1.0 || r < -scale;
+      r = r > scale - 1.0 ? scale - 1.0 : r < -scale ? -scale : r;
+      bad += out[i] != (int32_t) r;
+    }
+    CHECK(bad == 0 && c == want_clips, "%u bits: %d samples differ from rint, clipped %zu want %zu",
+          widths[w], bad, c, want_clips);
+  }
+  {
+    const double edge[] = {-1.0, 1.0, 0.5 / 8388608.0, 1.5 / 8388608.0, NAN};
+    const int32_t want[] = {-8388608, 8388607, 0, 2, 0};
+    const int clips[] = {0, 1, 0, 0, 0};
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+      size_t c = fx_quant_f64_to_bits(&edge[i], out, 1, 24, FX_DITHER_NONE, NULL);
+      CHECK(out[0] == want[i] && (int) c == clips[i], "24 bits: %g -> %d (clipped %zu)", edge[i],
+            out[0], c);
+    }
+  }
+  /* 16 and 32 bits equal the fixed-width functions, dithered from the same seed too */
+  fx_quant_rng_seed(&r1, 9);
+  fx_quant_rng_seed(&r2, 9);
+  fx_quant_f32_to_s16(inf, ref16, M, FX_DITHER_TPDF, &r1);
+  fx_quant_f64_to_bits(in, out, M, 16, FX_DITHER_TPDF, &r2);
+  int differ = 0;
+  for (int i = 0; i < M; i++)
+    differ += out[i] != ref16[i];
+  CHECK(differ == 0, "16 bits: %d samples differ from fx_quant_f32_to_s16", differ);
+  fx_quant_rng_seed(&r1, 9);
+  fx_quant_rng_seed(&r2, 9);
+  fx_quant_f64_to_s32(in, ref32, M, FX_DITHER_TPDF, &r1);
+  fx_quant_f64_to_bits(in, out, M, 32, FX_DITHER_TPDF, &r2);
+  CHECK(memcmp(out, ref32, sizeof(out)) == 0, "32 bits: differs from fx_quant_f64_to_s32");
+  /* 24-bit TPDF: the error in 24-bit LSBs, inside the range */
+  for (int i = 0; i < M; i++)
+    in[i] *= 0.5;
+  fx_quant_rng_seed(&r1, 5);
+  fx_quant_f64_to_bits(in, out, M, 24, FX_DITHER_TPDF, &r1);
+  for (int i = 0; i < M; i++) {
+    double e = out[i] - in[i] * 8388608.0;
+    CHECK(fabs(e) < 1.5, "24 bits, sample %d: error %g LSB", i, e);
+    sum += e;
+    sq += e * e;
+  }
+  mean = sum / M;
+  var = sq / M - mean * mean;
+  CHECK(fabs(mean) < 0.007 && fabs(var - 0.25) < 0.006, "24-bit TPDF error mean %g, variance %g",
+        mean, var);
+  CHECK(fx_quant_f64_to_bits(in, out, 1, 33, FX_DITHER_NONE, NULL) == 0, "33 bits refused");
+}
+
 int main(void)
 {
   test_int_to_float();
   test_rounding_and_clipping();
   test_dither();
+  test_bits();
   printf("%d checks, %d failures\n", checks, failures);
   return failures > 0;
 }

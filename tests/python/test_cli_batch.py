@@ -49,6 +49,13 @@ def write_wav(path, x, rate):
     return pcm.astype(np.float64) / 32768.0  # what a decoder gives back
 
 
+def float_out(fmt="F32LE"):
+    """--bits for float outputs in the processing format (`fmt`, or options holding F64LE): the
+    tests here compare the chain's float result itself, while by default a 16-bit input gives a
+    16-bit output (test_cli_output.py)."""
+    return ("--bits", "f64" if "F64LE" in fmt else "f32")
+
+
 def make_inputs(d, files=FILES, seed=7):
     rng = np.random.default_rng(seed)
     decoded = {}
@@ -94,7 +101,8 @@ def test_batch_equals_process_bit_for_bit(inputs, tmp_path, extra):
     d, decoded = inputs
     names = [f[0] for f in FILES]
     out_b = tmp_path / "batch"
-    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *extra, *paths(d, names))
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *extra, *float_out(extra),
+               *paths(d, names))
     assert r.returncode == 0, r.stderr
     s = summary(r.stdout)
     assert s["written"] == len(names) and s["failed"] == 0 and s["groups"] == 1, s
@@ -116,7 +124,8 @@ def test_batch_equals_process_bit_for_bit(inputs, tmp_path, extra):
     out_p = tmp_path / "process"
     out_p.mkdir()
     for name in names:
-        rp = gst_fx("process", "--chain", CHAIN, *extra, str(d / name), str(out_p / name))
+        rp = gst_fx("process", "--chain", CHAIN, *extra, *float_out(extra), str(d / name),
+                    str(out_p / name))
         assert rp.returncode == 0, rp.stderr
         assert rp.stdout == "" and rp.stderr == "", "no progress bar off a terminal"
     for name, ch, n, rate in FILES:
@@ -283,7 +292,8 @@ def test_process_encodes_by_extension(inputs, tmp_path):
     d, decoded = inputs
     for ext, magic in (("flac", b"fLaC"), ("ogg", b"OggS"), ("wav", b"RIFF")):
         out = tmp_path / ("a." + ext)
-        r = gst_fx("process", "--chain", CHAIN, str(d / "a.wav"), str(out))
+        bits = float_out() if ext == "wav" else ()
+        r = gst_fx("process", "--chain", CHAIN, *bits, str(d / "a.wav"), str(out))
         assert r.returncode == 0, r.stderr
         assert out.read_bytes()[:4] == magic, ext
     # the flac output decodes to the wav output within 24-bit (or 16-bit) quantisation
@@ -316,8 +326,9 @@ def read_wav(path, ch):
 
 def test_flac_in_flac_out_batch_equals_process_and_quantisation(inputs, tmp_path):
     """FLAC inputs (16-bit, from GStreamer's flacenc) are read by libsndfile in both commands;
-    FLAC outputs are 24-bit: clip(rint(y * 2^23)) of the float output y, ties to even, clipped
-    to [-2^23, 2^23 - 1] (a loud square wave overshoots full scale after the filters)."""
+    FLAC outputs with --bits 24 (more bits than the input's: no dither) are
+    clip(rint(y * 2^23)) of the float output y, ties to even, clipped to [-2^23, 2^23 - 1] (a
+    loud square wave overshoots full scale after the filters)."""
     d, decoded = inputs
     n = 20000
     t = np.arange(n)
@@ -327,15 +338,16 @@ def test_flac_in_flac_out_batch_equals_process_and_quantisation(inputs, tmp_path
     for name in names:
         gst_convert(d / (name + ".wav"), d / (name + ".flac"), "wavparse", "flacenc")
     out_b = tmp_path / "batch"
-    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out_b), *paths(d, [x + ".flac" for x in names]))
+    r = gst_fx("batch", "--chain", CHAIN, "--bits", "24", "-o", str(out_b),
+               *paths(d, [x + ".flac" for x in names]))
     assert r.returncode == 0, r.stderr
     assert summary(r.stdout)["groups"] == 1
     clipped = 0
     for name in names:
         ch = decoded[name + ".wav"].shape[1]
         pf, pw = tmp_path / (name + ".flac"), tmp_path / (name + ".wav")
-        for out in (pf, pw):
-            rp = gst_fx("process", "--chain", CHAIN, str(d / (name + ".flac")), str(out))
+        for out, bits in ((pf, ("--bits", "24")), (pw, float_out())):
+            rp = gst_fx("process", "--chain", CHAIN, *bits, str(d / (name + ".flac")), str(out))
             assert rp.returncode == 0, rp.stderr
         assert (out_b / (name + ".flac")).read_bytes() == pf.read_bytes(), name
         y = read_wav(pw, ch)
@@ -417,10 +429,10 @@ def test_process_progress_bar_on_a_terminal(inputs, tmp_path):
 # errors, usage, help
 
 PROCESS_OPTIONS = ("--chain", "--chain-file", "--type", "--device", "--precision", "--format",
-                   "--rate", "--quiet", "--help")
+                   "--bits", "--dither", "--clip-error", "--rate", "--quiet", "--help")
 BATCH_OPTIONS = ("--chain", "--chain-file", "--output-dir", "--recursive", "--input-ext", "--shard",
                  "--files-from", "--rate", "--memory", "--jobs", "--ext", "--device", "--precision",
-                 "--format", "--quiet", "--help")
+                 "--format", "--bits", "--dither", "--clip-error", "--quiet", "--help")
 
 
 @pytest.mark.parametrize("command,options", [("process", PROCESS_OPTIONS),
@@ -443,7 +455,7 @@ def test_help_mentions_every_option(command, options):
     ("process", "--chain", CHAIN, "in.wav"),
     ("process", "--chain", CHAIN, "in.wav", "out.wav", "extra.wav"),
     ("process", "in.wav", "out.wav"),  # no --chain
-    ("process", "--chain", CHAIN, "in.wav", "out.mp3"),  # no encoder
+    ("process", "--chain", CHAIN, "in.wav", "out.m4a"),  # no encoder
     ("process", "--chain", CHAIN, "in.wav", "./in.wav"),  # would overwrite its input
     ("process", "--chain", CHAIN, "--device", "tpu", "in.wav", "out.wav"),
     ("process", "--chain", CHAIN, "--precision", "half", "in.wav", "out.wav"),
@@ -459,7 +471,7 @@ def test_help_mentions_every_option(command, options):
     ("batch", "--chain", CHAIN, "-o", "dir", "--shard", "a/b", "in.wav"),
     ("batch", "--chain", CHAIN, "-o", "dir", "--memory", "0", "in.wav"),
     ("batch", "--chain", CHAIN, "-o", "dir", "--jobs", "-1", "in.wav"),
-    ("batch", "--chain", CHAIN, "-o", "dir", "--ext", "mp3", "in.wav"),
+    ("batch", "--chain", CHAIN, "-o", "dir", "--ext", "m4a", "in.wav"),
 ])
 def test_bad_arguments_exit_2_with_usage(args):
     r = gst_fx(*args)
@@ -545,12 +557,14 @@ def test_streamed_files_are_grouped_by_the_descriptor_limit(tmp_path):
         resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
     r = subprocess.run([gst_fx_path(), "batch", "--chain", CHAIN, "-o", str(tmp_path / "lim"),
-                        "--jobs", "2", *paths(d, names)], capture_output=True, text=True,
+                        "--jobs", "2", *float_out(), *paths(d, names)], capture_output=True,
+                       text=True,
                        timeout=120, preexec_fn=limited)
     assert r.returncode == 0, r.stderr
     s = summary(r.stdout)
     assert s["written"] == 40 and s["groups"] >= 3, s
-    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "all"), *paths(d, names))
+    r = gst_fx("batch", "--chain", CHAIN, "-o", str(tmp_path / "all"), *float_out(),
+               *paths(d, names))
     assert r.returncode == 0, r.stderr
     s_all = summary(r.stdout)
     assert s_all["groups"] == 1
@@ -562,7 +576,8 @@ def test_streamed_files_are_grouped_by_the_descriptor_limit(tmp_path):
         a = (tmp_path / "lim" / name).read_bytes()
         assert a == (tmp_path / "all" / name).read_bytes(), name
         if name in ("s00.wav", "s39.wav"):
-            rp = gst_fx("process", "--chain", CHAIN, str(d / name), str(tmp_path / name))
+            rp = gst_fx("process", "--chain", CHAIN, *float_out(), str(d / name),
+                        str(tmp_path / name))
             assert rp.returncode == 0, rp.stderr
             assert (tmp_path / name).read_bytes() == a, name
         y = read_wav(tmp_path / "lim" / name, ch)
@@ -649,15 +664,15 @@ def test_batch_reading_paths_in_stereo_strips(tmp_path, fmt):
             decoded[name] = write_wav(d / name, x, 48000)
         names.append(name)
     out_b = tmp_path / "batch"
-    r = gst_fx("batch", "--chain", CHAIN, "--format", fmt, "--ext", "wav", "-o", str(out_b),
-               *paths(d, names))
+    r = gst_fx("batch", "--chain", CHAIN, "--format", fmt, *float_out(fmt), "--ext", "wav",
+               "-o", str(out_b), *paths(d, names))
     assert r.returncode == 0, r.stderr
     s = summary(r.stdout)
     assert s["written"] == 18 and s["groups"] == 1 and s["dispatches"] == s["blocks"], s
     for name in names:
         wav = os.path.splitext(name)[0] + ".wav"
         ch = decoded[name].shape[1]
-        rp = gst_fx("process", "--chain", CHAIN, "--format", fmt, str(d / name),
+        rp = gst_fx("process", "--chain", CHAIN, "--format", fmt, *float_out(fmt), str(d / name),
                     str(tmp_path / wav))
         assert rp.returncode == 0, rp.stderr
         a = (out_b / wav).read_bytes()
@@ -681,7 +696,7 @@ def test_wide_stack_with_zero_columns_equals_process(tmp_path, fmt):
     decoded = make_inputs(str(d), files, seed=5)
     names = [f[0] for f in files]
     out_b = tmp_path / "batch"
-    r = gst_fx("batch", "--chain", CHAIN, "--format", fmt, "-o", str(out_b),
+    r = gst_fx("batch", "--chain", CHAIN, "--format", fmt, *float_out(fmt), "-o", str(out_b),
                *paths(d, names))
     assert r.returncode == 0, r.stderr
     s = summary(r.stdout)
@@ -693,7 +708,7 @@ def test_wide_stack_with_zero_columns_equals_process(tmp_path, fmt):
         assert y.shape == (n, ch), name
         assert np.max(np.abs(y - ref)) / np.max(np.abs(ref)) < tol, (name, fmt)
     for name in ("w000.wav", "w070.wav", "w130.wav"):
-        rp = gst_fx("process", "--chain", CHAIN, "--format", fmt, str(d / name),
+        rp = gst_fx("process", "--chain", CHAIN, "--format", fmt, *float_out(fmt), str(d / name),
                     str(tmp_path / name))
         assert rp.returncode == 0, rp.stderr
         assert (out_b / name).read_bytes() == (tmp_path / name).read_bytes(), (name, fmt)
@@ -745,7 +760,8 @@ def test_process_runs_tail_stages_as_the_pipeline(tail_inputs, tmp_path, chain, 
     d, decoded = tail_inputs
     dtype = np.float32 if fmt == "F32LE" else np.float64
     out = tmp_path / "p.wav"
-    r = gst_fx_deadline("process", "-q", "-c", chain, "-f", fmt, str(d / "t2.wav"), str(out))
+    r = gst_fx_deadline("process", "-q", "-c", chain, "-f", fmt, *float_out(fmt),
+                        str(d / "t2.wav"), str(out))
     assert r.returncode == 0, r.stderr
     y = read_wav(out, 2)
     assert y.dtype == dtype
@@ -768,7 +784,7 @@ def test_process_delay_echoes_closed_form(tmp_path, fmt):
     write_wav(tmp_path / "imp.wav", x, rate)
     out = tmp_path / "o.wav"
     r = gst_fx_deadline("process", "-q", "-c", "fxdelay delay=10 feedback=%r mix=%r" % (g, m),
-                        "-f", fmt, str(tmp_path / "imp.wav"), str(out))
+                        "-f", fmt, *float_out(fmt), str(tmp_path / "imp.wav"), str(out))
     assert r.returncode == 0, r.stderr
     y = read_wav(out, 1)[:, 0].astype(np.float64)
     ref = np.zeros(len(y))

@@ -103,7 +103,8 @@ def test_process_normalize(tmp_path, spelling):
     """`process --normalize -16LUFS` (also -16 and "-16 LUFS"), no chain needed: the output reads
     -16 LUFS +- 0.1 (numpy BS.1770 reference and `info`), true peak under -1 dBTP."""
     x = write_wav16(tmp_path / "in.wav", sine(-30.0, 3.0, freq=440.0))
-    r = gst_fx("process", "-q", *spelling, str(tmp_path / "in.wav"), str(tmp_path / "out.wav"))
+    r = gst_fx("process", "-q", "--bits", "f32", *spelling, str(tmp_path / "in.wav"),
+               str(tmp_path / "out.wav"))
     assert r.returncode == 0, r.stderr
     y = read_float_wav(tmp_path / "out.wav")
     assert y.shape == x.shape
@@ -123,7 +124,7 @@ def test_batch_normalize_per_file_with_true_peak(tmp_path):
     peaky = sine(-40.0, 2.0, freq=300.0)
     peaky[RATE // 2, :] = 0.9
     write_wav16(d / "peaky.wav", peaky)
-    r = gst_fx("batch", "-q", "--normalize", "-14LUFS", "--true-peak", "-2", "-o",
+    r = gst_fx("batch", "-q", "--bits", "f32", "--normalize", "-14LUFS", "--true-peak", "-2", "-o",
                str(tmp_path / "o"), *(str(d / n) for n in ("quiet.wav", "loud.wav", "peaky.wav")))
     assert r.returncode == 0, r.stderr
     for name in ("quiet.wav", "loud.wav"):

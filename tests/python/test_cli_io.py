@@ -59,10 +59,10 @@ def test_pipe_in_and_out_equals_files_and_scipy(wav, tmp_path):
     src, x = wav
     g = shlex.quote(gst_fx_path())
     ref_file = tmp_path / "file.wav"
-    r = gst_fx("process", "-q", "--chain", CHAIN, str(src), str(ref_file))
+    r = gst_fx("process", "-q", "--bits", "f32", "--chain", CHAIN, str(src), str(ref_file))
     assert r.returncode == 0, r.stderr
     # cat | gst-fx - - | cat: both sides real pipes
-    r = sh("cat %s | %s process --chain %s - - | cat; echo ${PIPESTATUS[1]} >&2"
+    r = sh("cat %s | %s process --bits f32 --chain %s - - | cat; echo ${PIPESTATUS[1]} >&2"
            % (shlex.quote(str(src)), g, shlex.quote(CHAIN)), tmp_path)
     status = r.stderr.decode().strip().splitlines()
     assert status == ["0"], r.stderr  # nothing else on stderr: no progress off a terminal
@@ -72,8 +72,8 @@ def test_pipe_in_and_out_equals_files_and_scipy(wav, tmp_path):
     check_reference(y, x, "stdin -> stdout")
     # IN a pipe, OUT a file; IN a file, OUT a pipe as FLAC (--type), equal to the .flac file
     out = tmp_path / "piped.wav"
-    r = sh("cat %s | %s process --chain %s - %s" % (shlex.quote(str(src)), g, shlex.quote(CHAIN),
-                                                     shlex.quote(str(out))), tmp_path)
+    r = sh("cat %s | %s process --bits f32 --chain %s - %s"
+           % (shlex.quote(str(src)), g, shlex.quote(CHAIN), shlex.quote(str(out))), tmp_path)
     assert r.returncode == 0 and r.stderr == b"", r.stderr
     assert out.read_bytes() == ref_file.read_bytes()
     flac = tmp_path / "file.flac"
@@ -149,7 +149,8 @@ def test_batch_folders_mirror_the_tree(tmp_path):
     signals = make_tree(root)
     out = root / "out"
     for attempt in range(2):  # the second run finds its own outputs under in/out: skipped
-        r = gst_fx("batch", "-q", "-r", "--chain", CHAIN, "-o", str(out), str(root))
+        r = gst_fx("batch", "-q", "-r", "--bits", "f32", "--chain", CHAIN, "-o", str(out),
+                   str(root))
         assert r.returncode == 1, (r.stdout, r.stderr)  # bad.wav
         err = lines(r.stderr)
         assert len(err) == 1 and "bad.wav" in err[0], err
@@ -235,7 +236,7 @@ def test_chain_file_errors_name_file_and_line(tmp_path, text, line, needle):
     (("process", "--bogus", "a.wav", "b.wav"), "--bogus"),
     (("process", "a.wav", "b.wav", "--chain"), "--chain"),
     (("process", "--chain", "fxgain", "--device", "tpu", "a.wav", "b.wav"), "--device"),
-    (("process", "--chain", "fxgain", "--type", "mp3", "a.wav", "-"), "--type"),
+    (("process", "--chain", "fxgain", "--type", "m4a", "a.wav", "-"), "--type"),
     (("process", "--chain", "fxgain", "a.wav"), "IN and OUT"),
     (("process", "--chain", "fxgain", "--chain-file", "x", "a.wav", "b.wav"), "--chain-file"),
     (("process", "--chain-file", "-", "-", "b.wav"), "standard input"),

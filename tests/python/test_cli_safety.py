@@ -29,6 +29,9 @@ from test_tool import gst_fx, gst_fx_path, lines
 pytestmark = pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning")
 
 CHAIN = "fxbutterworth mode=high-pass cutoff=80 order=4"
+# float outputs: these tests compare the chain's float result (by default a 16-bit input gives a
+# 16-bit output: test_cli_output.py)
+F32 = ("--bits", "f32")
 SEED = int(os.environ.get("GST_FX_TEST_SEED", "11"))
 
 
@@ -100,7 +103,7 @@ def test_process_refuses_out_that_is_in_through_a_link(tmp_path, link):
     else:  # IN is a link to OUT: writing OUT would replace the input's data
         inp, out = tmp_path / "link.wav", src
         os.symlink(src, inp)
-    r = gst_fx("process", "--chain", CHAIN, str(inp), str(out))
+    r = gst_fx("process", "--chain", CHAIN, *F32, str(inp), str(out))
     assert r.returncode != 0, (link, r.stderr)
     assert "same file" in r.stderr, r.stderr
     assert src.read_bytes() == before, "%s: the input was changed" % link
@@ -116,7 +119,7 @@ def test_process_out_as_a_link_elsewhere_is_followed(tmp_path):
     (other / "real.wav").write_bytes(b"old")
     out = tmp_path / "out.wav"
     os.symlink(other / "real.wav", out)
-    r = gst_fx("process", "--chain", CHAIN, str(tmp_path / "in.wav"), str(out))
+    r = gst_fx("process", "--chain", CHAIN, *F32, str(tmp_path / "in.wav"), str(out))
     assert r.returncode == 0, r.stderr
     assert os.path.islink(out) and os.readlink(out) == str(other / "real.wav")
     rate, y = read_out(other / "real.wav")
@@ -133,7 +136,7 @@ def test_batch_output_dir_linked_to_the_inputs_dir(tmp_path):
     before = snapshot(d)
     link = tmp_path / "out"
     os.symlink(d, link)
-    r = gst_fx("batch", "--chain", CHAIN, "-o", str(link), *[str(d / n) for n in before])
+    r = gst_fx("batch", "--chain", CHAIN, *F32, "-o", str(link), *[str(d / n) for n in before])
     assert r.returncode == 1, (r.stdout, r.stderr)
     err = lines(r.stderr)
     assert len(err) == 3 and all("overwrite an input" in l for l in err), err
@@ -151,7 +154,7 @@ def test_batch_output_that_is_a_hard_link_to_another_input(tmp_path):
     # out/b.wav is input b (hard link): b must be refused, a written
     os.link(d / "b.wav", out / "b.wav")
     before = snapshot(d)
-    r = gst_fx("batch", "--chain", CHAIN, "-o", str(out), str(d / "a.wav"), str(d / "b.wav"))
+    r = gst_fx("batch", "--chain", CHAIN, *F32, "-o", str(out), str(d / "a.wav"), str(d / "b.wav"))
     assert r.returncode == 1, (r.stdout, r.stderr)
     err = lines(r.stderr)
     assert len(err) == 1 and "b.wav" in err[0] and "overwrite an input" in err[0], err
@@ -169,7 +172,7 @@ def test_process_many_output_dir_linked_to_the_inputs_dir(tmp_path):
     before = snapshot(d)
     link = tmp_path / "out"
     os.symlink(d, link)
-    r = gst_fx("process-many", "--chain", CHAIN, "-o", str(link), str(d / "a.wav"),
+    r = gst_fx("process-many", "--chain", CHAIN, *F32, "-o", str(link), str(d / "a.wav"),
                str(d / "b.wav"))
     assert r.returncode == 1, r.stderr
     assert len(lines(r.stderr)) == 2 and "overwrite the input" in r.stderr, r.stderr
@@ -198,9 +201,9 @@ def test_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path, comman
     xs = write_wav(d / "small.wav", 5000, seed=SEED + 1)
     (out / "big.wav").write_bytes(b"the previous file")
     if command == "process":
-        args = ["process", "--chain", CHAIN, str(d / "big.wav"), str(out / "big.wav")]
+        args = ["process", "--chain", CHAIN, *F32, str(d / "big.wav"), str(out / "big.wav")]
     else:
-        args = ["batch", "--chain", CHAIN, "-o", str(out), str(d / "big.wav"),
+        args = ["batch", "--chain", CHAIN, *F32, "-o", str(out), str(d / "big.wav"),
                 str(d / "small.wav")]
     r = subprocess.run([gst_fx_path(), *args], capture_output=True, text=True, timeout=120,
                        preexec_fn=limited_file_size(100000))
@@ -234,11 +237,11 @@ def test_signal_removes_temporaries_and_leaves_no_partial_output(tmp_path, comma
     # announced: 200000 frames; given: 30000, then the pipe stays open (the run waits mid-file)
     data = wav_header(48000, 1, 200000) + bytes(30000 * 2)
     if command == "process":
-        args = ["process", "-q", "--chain", CHAIN, str(fifo), str(out / "f.wav")]
+        args = ["process", "-q", "--chain", CHAIN, *F32, str(fifo), str(out / "f.wav")]
         finals = ["f.wav"]
     else:
         write_wav(d / "a.wav", 100000)  # in the same group: waits for f.wav's chunks
-        args = ["batch", "-q", "--jobs", "2", "--chain", CHAIN, "-o", str(out), str(d / "a.wav"),
+        args = ["batch", "-q", "--jobs", "2", "--chain", CHAIN, *F32, "-o", str(out), str(d / "a.wav"),
                 str(fifo)]
         finals = ["a.wav", "f.wav"]
     done = threading.Event()
@@ -276,7 +279,7 @@ def test_absurd_rate_is_a_per_file_error(tmp_path):
     d.mkdir()
     hostile = d / "hostile.wav"
     hostile.write_bytes(wav_header(0x7FFFFFFF, 1, 1000) + bytes(2000))
-    r = gst_fx("process", "--chain", CHAIN, "--rate", "8000", str(hostile),
+    r = gst_fx("process", "--chain", CHAIN, *F32, "--rate", "8000", str(hostile),
                str(tmp_path / "h.wav"), timeout=60)
     assert r.returncode == 1, (r.returncode, r.stderr)
     err = lines(r.stderr)
@@ -286,7 +289,7 @@ def test_absurd_rate_is_a_per_file_error(tmp_path):
     write_wav(d / "a.wav", 12000, seed=SEED)
     write_wav(d / "z.wav", 9000, channels=2, seed=SEED + 1)
     names = ["a.wav", "hostile.wav", "z.wav"]
-    r = gst_fx("batch", "--chain", CHAIN, "--rate", "8000", "-o", str(out),
+    r = gst_fx("batch", "--chain", CHAIN, *F32, "--rate", "8000", "-o", str(out),
                *[str(d / n) for n in names], timeout=60)
     assert r.returncode == 1, (r.returncode, r.stderr)
     err = lines(r.stderr)
@@ -295,7 +298,7 @@ def test_absurd_rate_is_a_per_file_error(tmp_path):
     # the others as `process` gives each alone
     for name in ("a.wav", "z.wav"):
         ref = tmp_path / ("p-" + name)
-        rp = gst_fx("process", "--chain", CHAIN, "--rate", "8000", str(d / name), str(ref))
+        rp = gst_fx("process", "--chain", CHAIN, *F32, "--rate", "8000", str(d / name), str(ref))
         assert rp.returncode == 0, rp.stderr
         assert (out / name).read_bytes() == ref.read_bytes(), name
         assert read_out(out / name)[0] == 8000
@@ -308,7 +311,7 @@ def test_rate_out_of_range_in_a_gstreamer_decoded_file(tmp_path):
     subprocess.run(["gst-launch-1.0", "-q", "audiotestsrc", "num-buffers=5", "!",
                     "audio/x-raw,format=S16LE,rate=2000000,channels=1", "!", "matroskamux", "!",
                     "filesink", "location=%s" % src], check=True, timeout=60)
-    r = gst_fx("process", "--chain", CHAIN, "--rate", "8000", str(src), str(tmp_path / "o.wav"))
+    r = gst_fx("process", "--chain", CHAIN, *F32, "--rate", "8000", str(src), str(tmp_path / "o.wav"))
     assert r.returncode == 1, r.stderr
     err = lines(r.stderr)
     assert len(err) == 1 and "hi.mka" in err[0] and "2000000 Hz" in err[0], err
@@ -329,9 +332,9 @@ def test_truncated_file_warns_and_processes_the_frames_there(tmp_path, command, 
     out = tmp_path / "out"
     out.mkdir()
     if command == "process":
-        r = gst_fx("process", "--chain", CHAIN, str(src), str(out / "t.wav"))
+        r = gst_fx("process", "--chain", CHAIN, *F32, str(src), str(out / "t.wav"))
     else:
-        r = gst_fx("batch", "-q", "--chain", CHAIN, "--ext", "wav", "-o", str(out), str(src))
+        r = gst_fx("batch", "-q", "--chain", CHAIN, *F32, "--ext", "wav", "-o", str(out), str(src))
     assert r.returncode == 0, r.stderr
     err = lines(r.stderr)
     assert len(err) == 1 and "warning" in err[0] and src.name in err[0], err
@@ -350,9 +353,9 @@ def test_zero_frame_file_gives_a_valid_empty_output(tmp_path, command, rate_arg)
     out = tmp_path / "out"
     out.mkdir()
     if command == "process":
-        r = gst_fx("process", "--chain", CHAIN, *rate_arg, str(src), str(out / "empty.wav"))
+        r = gst_fx("process", "--chain", CHAIN, *F32, *rate_arg, str(src), str(out / "empty.wav"))
     else:
-        r = gst_fx("batch", "-q", "--chain", CHAIN, *rate_arg, "-o", str(out), str(src))
+        r = gst_fx("batch", "-q", "--chain", CHAIN, *F32, *rate_arg, "-o", str(out), str(src))
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     rate, y = scipy.io.wavfile.read(str(out / "empty.wav"))
@@ -368,7 +371,7 @@ def test_rate_option_beyond_the_bound_is_a_usage_error(tmp_path, command):
         args = [str(tmp_path / "a.wav"), str(tmp_path / "o.wav")]
     else:
         args = ["-o", str(tmp_path / "out"), str(tmp_path / "a.wav")]
-    r = gst_fx(command, "--chain", CHAIN, "--rate", "800000", *args)
+    r = gst_fx(command, "--chain", CHAIN, *F32, "--rate", "800000", *args)
     assert r.returncode == 2, r.stderr
     assert "--rate must be from 1 to 768000 Hz" in r.stderr
     assert sorted(os.listdir(tmp_path)) == ["a.wav"]
