@@ -283,13 +283,16 @@ FxWriter *fx_writer_new_typed(const char *path, const char *type, const FxMediaO
   w->out = find_format(path, type != NULL ? type : w->to_stdout ? "wav" : NULL);
   if (w->out != NULL && w->out->subtype == 0) {
     w->bits = opts->bits != FX_BITS_AUTO ? opts->bits : auto_bits(w->out->major, src_bits);
-    /* the default: dither where precision is lost (a float input, or more bits than the
-     * output's); an unchanged 16-bit signal written as 16 bits stays bit-exact */
+    /* the default is SoX's: dither where precision is lost against the input (a float input,
+     * or more bits than the output's), and at output widths under 24 bits, where the chain's
+     * float result is finer than the output (`--dither none` writes an unchanged 16-bit signal
+     * back bit-exact) */
     if (opts->dither != FX_DITHER_AUTO)
       w->dither = (fx_dither_t) opts->dither;
     else
-      w->dither =
-          w->bits > 0 && (src_bits < 0 || src_bits > w->bits) ? FX_DITHER_TPDF : FX_DITHER_NONE;
+      w->dither = w->bits > 0 && (src_bits < 0 || src_bits > w->bits || w->bits < 24)
+                      ? FX_DITHER_TPDF
+                      : FX_DITHER_NONE;
   }
   fx_quant_rng_seed(&w->rng, FX_MEDIA_DITHER_SEED);
   if (src != NULL) {
