@@ -90,8 +90,8 @@ void fxc_update_backend(fx_cascade_t *c)
 
 /* Whether the chunked kernels can run this cascade in this arithmetic (dbl) where they pay: F32
  * streams whose one or two channels leave most lanes empty in the sequential kernels, on an
- * instruction set with 8 float lanes (float arithmetic) or 4 double lanes (double arithmetic:
- * AVX2, AVX-512; stereo only with 8). Measured (docs/cascade.md, "Chunked kernels"): with fewer
+ * instruction set with 8 float lanes (float arithmetic), or mono on one with 4 double lanes
+ * (double arithmetic: AVX2, AVX-512). Measured (docs/cascade.md, "Chunked kernels"): with fewer
  * lanes (SSE2) the chunked kernels' work per sample costs what the sequential kernels' empty lanes
  * do; F64 streams lose accuracy in them (5e-12 against 2e-13 on an order-8 low-pass at 50 Hz,
  * beyond the 1e-12 of docs/design.md). */
@@ -99,10 +99,9 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl)
 {
   const fx_kernel_t *k = c->kernel;
   const int have = dbl ? k->ck_f32_d != NULL : k->ck_f32_s != NULL;
-  /* stereo in double arithmetic with 4 lanes: the in-place wavefront (kernel_simd.h) is as fast
-   * and exact */
-  const int cmax = dbl && k->lanes_f64 < 8 ? 1 : 2;
-  return have && c->format == FX_SAMPLE_F32 && c->channels >= 1 && c->channels <= cmax &&
+  /* stereo in double arithmetic: the chunked code has 4 double lanes (AVX-512 runs the 256-bit
+   * code), where the in-place wavefront (kernel_simd.h) is as fast and exact */
+  return have && c->format == FX_SAMPLE_F32 && c->channels >= 1 && c->channels <= (dbl ? 1 : 2) &&
          (dbl ? k->lanes_f64 >= 4 : k->lanes_f32 >= 8);
 }
 
