@@ -397,32 +397,40 @@ static void K_FN(wf_sections)(const K_T *coef, K_T **st, K_T **buf, size_t n, in
 
 #ifdef K_PJOIN
 /* In-place wavefront: one or two channels (P) of one cascade of G <= K_PWM * K_W / P sections,
- * in one pass over the call's frames, read from and written to the stream in place. Lanes
- * P*i .. P*i+P-1 of vector j hold section j * (K_W / P) + i of the P channels, so the outputs of
- * a step reach the next sections' lanes by one join of neighbouring vectors (K_SJOIN: one lane up,
- * K_PJOIN: two), computed as soon as both outputs exist; a frame's P samples enter as one
- * broadcast and leave as one store. No block buffer, no conversion loops: short calls pay only
- * the fill and drain steps. The arithmetic per section and sample is every path's. */
+ * in one pass over the call's frames, read from and written to the stream in place. A lane group
+ * (P lanes: one section of each channel) holds one position of the pipeline; with M vectors of
+ * S = K_W / P groups, group l of vector j is position l * M + j, so each position's input is the
+ * output of the same group of the vector before (no lane movement at all) except in vector 0,
+ * which takes vector M-1's outputs one group up and the frame's P samples in group 0 (one join:
+ * K_SJOIN one lane, K_PJOIN two). The join's latency thus falls once per M steps, not in every
+ * step's recursion. The cascade fills the last G positions; the U = M * S - G first ones pass
+ * their input through unchanged (b0 = 1, the rest 0: exact), so the last section is always
+ * group S-1 of vector M-1. Frames enter as one broadcast and leave as one store; no block buffer,
+ * no conversion loops: short calls pay only the fill and drain steps. The arithmetic per section
+ * and sample is every path's. */
 #define K_IW_JOIN(P, a, b) ((P) == 2 ? K_PJOIN(a, b) : K_SJOIN(a, b))
 #define K_IW_IN(P, p) ((P) == 2 ? K_PIN(p) : K_SET1((K_T) * (p)))
 
-/* One step t: section k (lane group i of vector j, k = j * K_W / P + i) filters frame t - k.
- * `masked`: update only the sections holding a frame of the call (t - n < k <= t; the bounds
- * given as small numbers, exact in K_T however long the call). Returns the last vector's
- * outputs, stored to frame t - (G-1) when that is a frame of the call. */
+/* One step t: position q (group l of vector j, q = l * M + j) filters frame t - q. `masked`:
+ * update only the positions holding a frame of the call (t - n < q <= t; the bounds given as
+ * small numbers, exact in K_T however long the call). `last`: the last position, M * S - 1,
+ * whose outputs are stored to frame t - last when that is a frame of the call. Returns vector
+ * M-1's outputs. */
 K_AI K_V K_FN(iw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, const K_V *cb2,
                        const K_V *ca1, const K_V *ca2, const K_V *ki, K_V *x, K_V *z1, K_V *z2,
-                       K_IO *d, size_t C, size_t t, size_t n, int G, const int M, const int P,
+                       K_IO *d, size_t C, size_t t, size_t n, const int M, const int P,
                        const int masked)
 {
+  const size_t last = (size_t) (M * (K_W / P) - 1);
   const size_t next = t + 1 < n ? t + 1 : n - 1;
-  K_V lo = K_ZERO(), hi = K_ZERO(), yp = K_IW_IN(P, d + next * C);
+  K_V lo = K_ZERO(), hi = K_ZERO(), yl = K_ZERO();
   if (masked) {
     lo = K_SET1(t < n ? (K_T) -1 : (K_T) (int) (t - n));
-    hi = K_SET1(t < (size_t) G ? (K_T) (int) t : (K_T) G);
+    hi = K_SET1(t <= last ? (K_T) (int) t : (K_T) (int) last);
   }
+  /* from the last vector down, so that each output replaces an input already used */
 #pragma GCC unroll 8
-  for (int j = 0; j < M; j++) {
+  for (int j = M - 1; j >= 0; j--) {
     const K_V xv = x[j];
     const K_V y = K_FMA(cb0[j], xv, z1[j]);
     const K_V n1 = K_FMA(ca1[j], y, K_FMA(cb1[j], xv, z2[j]));
@@ -435,43 +443,47 @@ K_AI K_V K_FN(iw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, cons
       z1[j] = n1;
       z2[j] = n2;
     }
-    x[j] = K_IW_JOIN(P, yp, y);
-    yp = y;
-  }
-  if (!masked || t + 1 >= (size_t) G) {
-    K_IO *o = d + (t + 1 - (size_t) G) * C;
-    if (P == 2)
-      K_PSTORE(o, yp, osel);
+    if (j == M - 1)
+      yl = y;
     else
-      *o = (K_IO) K_WEXTRACT(yp, osel);
+      x[j + 1] = y;
   }
-  return yp;
+  x[0] = K_IW_JOIN(P, K_IW_IN(P, d + next * C), yl);
+  if (!masked || t >= last) {
+    K_IO *o = d + (t - last) * C;
+    if (P == 2)
+      K_PSTORE(o, yl, osel);
+    else
+      *o = (K_IO) K_WEXTRACT(yl, osel);
+  }
+  return yl;
 }
 
-/* Sections 0 .. G-1 (M = ceil(G * P / K_W) vectors) over frames [0, n) of the P channels at d
- * (frame stride C), channel p's state at s[p]. With h[0] (and n >= 2), also the history of each
- * channel (kernel.h: h[p] as the kernel's hist for channel p, boundaries 0 .. G): the sections'
- * inputs and the last outputs at frames n-2 and n-1, taken from the lanes in the steps that
- * filter them (steps n-2 .. n-2+G), as the scalar per-frame loop would record them. */
+/* Sections 0 .. G-1 at positions U .. U+G-1 (M vectors, U = M * S - G) over frames [0, n) of the
+ * P channels at d (frame stride C), channel p's state at s[p]. With h[0] (and n >= 2), also the
+ * history of each channel (kernel.h: h[p] as the kernel's hist for channel p, boundaries
+ * 0 .. G): the sections' inputs and the last outputs at frames n-2 and n-1, taken from the lanes
+ * in the steps that filter them (steps n-2+U .. n-2+U+G), as the scalar per-frame loop would
+ * record them. */
 K_AI void K_FN(iw_group)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size_t n, int G,
                          const int M, const int P, double *const *h)
 {
-  const int S = K_W / P; /* sections per vector */
+  const int S = K_W / P, U = M * S - G;
   K_V cb0[K_PWM], cb1[K_PWM], cb2[K_PWM], ca1[K_PWM], ca2[K_PWM], ki[K_PWM];
   K_V x[K_PWM], z1[K_PWM], z2[K_PWM];
   _Alignas(64) K_T t[8][K_W];
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
     for (int l = 0; l < K_W; l++) {
-      const int k = j * S + l / P;
-      const int on = k < G;
+      const int q = (l / P) * M + j, k = q - U;
+      const int on = k >= 0;
       const K_T *st = s[l % P];
-      t[0][l] = on ? coef[5 * k] : (K_T) 0;
+      t[0][l] = on ? coef[5 * k] : (K_T) 1;
       t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
       t[2][l] = on ? coef[5 * k + 2] : (K_T) 0;
       t[3][l] = on ? -coef[5 * k + 3] : (K_T) 0;
       t[4][l] = on ? -coef[5 * k + 4] : (K_T) 0;
-      t[5][l] = (K_T) k;
+      t[5][l] = (K_T) q;
       t[6][l] = on ? st[2 * k] : (K_T) 0;
       t[7][l] = on ? st[2 * k + 1] : (K_T) 0;
     }
@@ -486,49 +498,50 @@ K_AI void K_FN(iw_group)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size
     x[j] = K_ZERO();
   }
   x[0] = K_IW_JOIN(P, K_IW_IN(P, d), x[0]);
-  /* The last section, G-1, is lane group (G-1) % S of vector M-1. */
-  const int q = (G - 1) % S;
-  const K_PSEL_T osel = P == 2 ? K_PSEL_MAKE(q) : K_WSEL_MAKE(q);
-  const size_t g1 = (size_t) G - 1, steps = n + g1;
+  /* the last position is group S-1 of vector M-1 */
+  const K_PSEL_T osel = P == 2 ? K_PSEL_MAKE(S - 1) : K_WSEL_MAKE(S - 1);
+  const size_t last = (size_t) (M * S - 1), steps = n + last;
   /* from step cap on (with a history), every step goes through the masked form and is recorded */
   const int rec = h[0] != NULL && n >= 2;
-  const size_t cap = rec ? n - 2 : steps;
-  const size_t a = g1 < n ? g1 : n, b = n < cap ? n : cap;
+  const size_t cap = rec ? n - 2 + (size_t) U : steps;
+  const size_t a = last < n ? last : n, b = n < cap ? n : cap;
   size_t t0 = 0;
   for (; t0 < a && t0 < cap; t0++)
-    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 1);
+    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, M, P, 1);
   for (; t0 < b; t0++)
-    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 0);
+    K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, M, P, 0);
+  /* the inputs of positions U .. last (x, before each recorded step) and the last outputs */
   _Alignas(64) K_T xs[K_PWM * K_W + 1][K_PWM][K_W], ys[K_PWM * K_W + 1][K_W];
   for (; t0 < steps; t0++) {
+    const int keep = rec && t0 >= cap; /* (cap may lie past n: the drain's first steps) */
     const size_t r = t0 - cap;
-    if (rec)
+    if (keep)
 #pragma GCC unroll 8
       for (int j = 0; j < M; j++)
         K_STORE(xs[r][j], x[j]);
-    const K_V y =
-        K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, G, M, P, 1);
-    if (rec)
+    const K_V y = K_FN(iw_step)(osel, cb0, cb1, cb2, ca1, ca2, ki, x, z1, z2, d, C, t0, n, M, P, 1);
+    if (keep)
       K_STORE(ys[r], y);
   }
   if (rec)
     for (int p = 0; p < P; p++) {
       double *hp = h[p];
       for (int k = 0; k < G; k++) {
-        hp[2 * k + 1] = (double) xs[k][k / S][P * (k % S) + p];
-        hp[2 * k] = (double) xs[k + 1][k / S][P * (k % S) + p];
+        const int q = k + U, lane = P * (q / M) + p;
+        hp[2 * k + 1] = (double) xs[k][q % M][lane];
+        hp[2 * k] = (double) xs[k + 1][q % M][lane];
       }
-      hp[2 * G + 1] = (double) ys[G - 1][P * q + p];
-      hp[2 * G] = (double) ys[G][P * q + p];
+      hp[2 * G + 1] = (double) ys[G - 1][P * (S - 1) + p];
+      hp[2 * G] = (double) ys[G][P * (S - 1) + p];
     }
 #pragma GCC unroll 8
   for (int j = 0; j < M; j++) {
     K_STORE(t[6], z1[j]);
     K_STORE(t[7], z2[j]);
     for (int l = 0; l < K_W; l++) {
-      const int k = j * S + l / P;
+      const int k = (l / P) * M + j - U;
       K_T *st = s[l % P];
-      if (k < G) {
+      if (k >= 0) {
         st[2 * k] = t[6][l];
         st[2 * k + 1] = t[7][l];
       }
@@ -539,7 +552,8 @@ K_AI void K_FN(iw_group)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size
 /* Whether the in-place wavefront takes K sections of P channels (one pass). */
 #define K_IW_TAKES(P, K) ((K) >= 1 && (K) <= K_PWM * K_W / (P))
 
-/* The in-place wavefront (K_IW_TAKES(P, K)), M and P constants in each case. */
+/* The in-place wavefront (K_IW_TAKES(P, K)), M and P constants in each case. Mono takes at least
+ * two vectors where it can: with one, every step would wait on the lane join. */
 static void K_FN(iw)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size_t n, int K, int P,
                      double *const *h)
 {
@@ -567,11 +581,14 @@ static void K_FN(iw)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size_t n
     K_IW_CASE(3, 1)
 #endif
 #if K_PWM >= 2
-    K_IW_CASE(2, 1)
-#endif
+  default:
+    K_FN(iw_group)(coef, s, d, C, n, K, 2, 1, h);
+    return;
+#else
   default:
     K_FN(iw_group)(coef, s, d, C, n, K, 1, 1, h);
     return;
+#endif
   }
 #undef K_IW_CASE
 }
