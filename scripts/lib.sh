@@ -92,8 +92,9 @@ fx_bench_build() {
 # Environment that makes GStreamer find the freshly built plugin (and only a fresh registry).
 fx_gst_env() {
   local dir="$1"
-  export GST_PLUGIN_PATH_1_0="$FX_ROOT/$dir/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
-  export GST_REGISTRY_1_0="$FX_ROOT/$dir/gst-registry.bin"
+  case "$dir" in /*) ;; *) dir="$FX_ROOT/$dir" ;; esac # a build folder relative to the tree
+  export GST_PLUGIN_PATH_1_0="$dir/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
+  export GST_REGISTRY_1_0="$dir/gst-registry.bin"
   # the factory presets of the source tree (installed ones live in GStreamer's datadir)
   export GST_PRESET_PATH="$FX_ROOT/presets${GST_PRESET_PATH:+:$GST_PRESET_PATH}"
 }
