@@ -83,6 +83,17 @@ static int is_symmetric(const double *taps, size_t n, double sign)
   return 1;
 }
 
+/* (re, im) times (hr + j hi) times e^{+j ph}: one stage's response with its delay's phase ph
+ * taken out. */
+static void mul_undelayed(double *re, double *im, double hr, double hi, double ph)
+{
+  const double cr = cos(ph), ci = sin(ph);
+  const double sr = hr * cr - hi * ci, si = hr * ci + hi * cr;
+  const double r = *re * sr - *im * si, m = *re * si + *im * sr;
+  *re = r;
+  *im = m;
+}
+
 double fx_response_multiply_fir(const double *taps, size_t n_taps, const double *freqs, int n,
                                 double rate, double *re, double *im)
 {
@@ -112,12 +123,7 @@ double fx_response_multiply_fir(const double *taps, size_t n_taps, const double 
       hr = r;
     }
     /* take the delay d out: times exp(+j w d) */
-    double cr = cos(w * d), ci = sin(w * d);
-    double sr = hr * cr - hi * ci, si = hr * ci + hi * cr;
-    double r = re[i] * sr - im[i] * si;
-    double m = re[i] * si + im[i] * sr;
-    re[i] = r;
-    im[i] = m;
+    mul_undelayed(re + i, im + i, hr, hi, w * d);
   }
   return d;
 }
@@ -145,12 +151,7 @@ double fx_response_multiply_echo(double delay_samples, double feedback, double m
     double dr = 1.0 - fb * tr, di = -fb * ti;              /* 1 - fb T */
     double den = dr * dr + di * di;
     double qr = (nr * dr + ni * di) / den, qi = (ni * dr - nr * di) / den;
-    double cr = cos(w * d), ci = sin(w * d); /* e^{+jwd}: the delay taken out */
-    double hr = qr * cr - qi * ci, hi = qr * ci + qi * cr;
-    double r = re[i] * hr - im[i] * hi;
-    double m = re[i] * hi + im[i] * hr;
-    re[i] = r;
-    im[i] = m;
+    mul_undelayed(re + i, im + i, qr, qi, w * d); /* e^{+jwd}: the delay taken out */
   }
   return d;
 }

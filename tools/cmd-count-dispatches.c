@@ -82,19 +82,13 @@ static gboolean count_one(guint depth, gboolean fuse, const char *device, guint 
   return ok;
 }
 
-/* A JSON string literal of `s` (only what a backend name could need). */
+/* A JSON string literal of `s` on standard output. */
 static void print_json_string(const char *s)
 {
-  putchar('"');
-  for (const char *p = s != NULL ? s : ""; *p != '\0'; p++) {
-    if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
-    else if ((unsigned char) *p < 0x20)
-      printf("\\u%04x", (unsigned char) *p);
-    else
-      putchar(*p);
-  }
-  putchar('"');
+  GString *t = g_string_new(NULL);
+  fx_tool_json_string(t, s);
+  fputs(t->str, stdout);
+  g_string_free(t, TRUE);
 }
 
 static void print_json_count(const char *key, const Count *c, guint buffers)

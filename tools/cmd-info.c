@@ -105,21 +105,6 @@ out:
   return ok;
 }
 
-/* A JSON string literal. */
-static void json_string(GString *s, const char *v)
-{
-  g_string_append_c(s, '"');
-  for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf(s, "\\%c", *p);
-    else if (*p < 0x20)
-      g_string_append_printf(s, "\\u%04x", *p);
-    else
-      g_string_append_c(s, (char) *p);
-  }
-  g_string_append_c(s, '"');
-}
-
 /* A JSON number, null when not finite (silence: -inf dB). */
 static void json_number(GString *s, double v, int decimals)
 {
@@ -132,17 +117,17 @@ static void json_number(GString *s, double v, int decimals)
 static void print_json_entry(GString *s, const char *path, const FxInfo *info, const GError *e)
 {
   g_string_append(s, "  {\"file\": ");
-  json_string(s, path);
+  fx_tool_json_string(s, path);
   if (e != NULL) {
     g_string_append(s, ", \"error\": ");
-    json_string(s, e->message);
+    fx_tool_json_string(s, e->message);
     g_string_append(s, "}");
     return;
   }
   g_string_append(s, ", \"format\": ");
-  json_string(s, info->format);
+  fx_tool_json_string(s, info->format);
   g_string_append(s, ", \"encoding\": ");
-  json_string(s, info->subtype);
+  fx_tool_json_string(s, info->subtype);
   g_string_append_printf(
       s, ", \"rate\": %d, \"channels\": %d, \"frames\": %" G_GUINT64_FORMAT ", \"duration\": ",
       info->rate, info->channels, info->frames);

@@ -192,20 +192,6 @@ static Origin preset_origin(const Sources *src, const char *name, const char **f
 
 /* ---- Output helpers ---- */
 
-static void json_string(GString *s, const char *v)
-{
-  g_string_append_c(s, '"');
-  for (const unsigned char *p = (const unsigned char *) (v != NULL ? v : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf(s, "\\%c", *p);
-    else if (*p < 0x20)
-      g_string_append_printf(s, "\\u%04x", *p);
-    else
-      g_string_append_c(s, (char) *p);
-  }
-  g_string_append_c(s, '"');
-}
-
 /* The shortest decimal text that reads back as @x (as a float when @single), without an
  * exponent from 1e-4 up to 1e15 (100, not 1e+02). */
 static gchar *shortest_number(double x, gboolean single)
@@ -355,15 +341,15 @@ static void list_element(GstElement *e, const char *factory_name, gboolean json,
   sources_init(&src, type_name);
   if (json) {
     g_string_append(out, "  {\"element\": ");
-    json_string(out, factory_name);
+    fx_tool_json_string(out, factory_name);
     g_string_append(out, ", \"type\": ");
-    json_string(out, type_name);
+    fx_tool_json_string(out, type_name);
     g_string_append(out, ", \"user_file\": ");
-    json_string(out, src.user_path);
+    fx_tool_json_string(out, src.user_path);
     g_string_append(out, ", \"factory_files\": [");
     for (guint i = 0; i < src.factory_paths->len; i++) {
       g_string_append(out, i ? ", " : "");
-      json_string(out, g_ptr_array_index(src.factory_paths, i));
+      fx_tool_json_string(out, g_ptr_array_index(src.factory_paths, i));
     }
     g_string_append(out, "], \"presets\": [");
   } else if (n == 0) {
@@ -377,10 +363,10 @@ static void list_element(GstElement *e, const char *factory_name, gboolean json,
     Origin origin = preset_origin(&src, names[i], NULL, NULL);
     if (json) {
       g_string_append(out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-      json_string(out, names[i]);
+      fx_tool_json_string(out, names[i]);
       g_string_append_printf(out, ", \"origin\": \"%s\", \"comment\": ", origin_names[origin]);
       if (comment != NULL)
-        json_string(out, comment);
+        fx_tool_json_string(out, comment);
       else
         g_string_append(out, "null");
       g_string_append_c(out, '}');
@@ -395,6 +381,27 @@ static void list_element(GstElement *e, const char *factory_name, gboolean json,
     g_string_append(out, n ? "\n  ]}" : "]}");
   sources_clear(&src);
   g_strfreev(names);
+}
+
+/* The element of ELEMENT NAME (args, exactly two), which has preset NAME (a new ref), or NULL
+ * after a usage error naming `verb`. */
+static GstElement *named_preset(GOptionContext *ctx, gchar **args, const char *verb)
+{
+  GstElement *e;
+
+  if (args[0] == NULL || args[1] == NULL || args[2] != NULL) {
+    fx_tool_usage_error(ctx, "%s takes ELEMENT NAME", verb);
+    return NULL;
+  }
+  if ((e = preset_element(ctx, args[0])) == NULL)
+    return NULL;
+  if (!has_preset(e, args[1])) {
+    fx_tool_usage_error(ctx, "%s has no preset \"%s\" (gst-fx presets list %s)", args[0], args[1],
+                        args[0]);
+    gst_object_unref(e);
+    return NULL;
+  }
+  return e;
 }
 
 static int presets_list(GOptionContext *ctx, gchar **args, gboolean json)
@@ -481,7 +488,7 @@ static void json_setting(GString *s, const GValue *v, const char *text)
   else if ((type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT) && isfinite(g_ascii_strtod(text, NULL)))
     g_string_append(s, text);
   else
-    json_string(s, text);
+    fx_tool_json_string(s, text);
 }
 
 static int presets_show(GOptionContext *ctx, gchar **args, gboolean json)
@@ -494,16 +501,8 @@ static int presets_show(GOptionContext *ctx, gchar **args, gboolean json)
   Origin origin;
   GString *chain, *text = g_string_new(NULL);
 
-  if (args[0] == NULL || args[1] == NULL || args[2] != NULL)
-    return fx_tool_usage_error(ctx, "show takes ELEMENT NAME");
-  if ((e = preset_element(ctx, args[0])) == NULL)
+  if ((e = named_preset(ctx, args, "show")) == NULL)
     return FX_EXIT_USAGE;
-  if (!has_preset(e, args[1])) {
-    fx_tool_usage_error(ctx, "%s has no preset \"%s\" (gst-fx presets list %s)", args[0], args[1],
-                        args[0]);
-    gst_object_unref(e);
-    return FX_EXIT_USAGE;
-  }
   if (!gst_preset_load_preset(GST_PRESET(e), args[1])) {
     fprintf(stderr, "gst-fx: %s: preset \"%s\" does not load\n", args[0], args[1]);
     gst_object_unref(e);
@@ -521,19 +520,19 @@ static int presets_show(GOptionContext *ctx, gchar **args, gboolean json)
     keys = g_strdupv(props);
   if (json) {
     g_string_append(text, "{\"element\": ");
-    json_string(text, args[0]);
+    fx_tool_json_string(text, args[0]);
     g_string_append(text, ", \"type\": ");
-    json_string(text, G_OBJECT_TYPE_NAME(e));
+    fx_tool_json_string(text, G_OBJECT_TYPE_NAME(e));
     g_string_append(text, ", \"name\": ");
-    json_string(text, args[1]);
+    fx_tool_json_string(text, args[1]);
     g_string_append_printf(text, ", \"origin\": \"%s\", \"file\": ", origin_names[origin]);
     if (file != NULL)
-      json_string(text, file);
+      fx_tool_json_string(text, file);
     else
       g_string_append(text, "null");
     g_string_append(text, ", \"comment\": ");
     if (comment != NULL)
-      json_string(text, comment);
+      fx_tool_json_string(text, comment);
     else
       g_string_append(text, "null");
     g_string_append(text, ",\n \"properties\": {");
@@ -554,7 +553,7 @@ static int presets_show(GOptionContext *ctx, gchar **args, gboolean json)
     v = value_text(&value);
     if (json) {
       g_string_append(text, shown ? ",\n  " : "\n  ");
-      json_string(text, *k);
+      fx_tool_json_string(text, *k);
       g_string_append(text, ": ");
       json_setting(text, &value, v);
     } else {
@@ -568,7 +567,7 @@ static int presets_show(GOptionContext *ctx, gchar **args, gboolean json)
   }
   if (json) {
     g_string_append(text, shown ? "\n },\n \"chain\": " : "},\n \"chain\": ");
-    json_string(text, chain->str);
+    fx_tool_json_string(text, chain->str);
     g_string_append(text, "}\n");
   } else {
     g_string_append_printf(text, "chain: %s\n", chain->str);
@@ -733,16 +732,8 @@ static int presets_delete(GOptionContext *ctx, gchar **args)
   Origin origin;
   int status = FX_EXIT_OK;
 
-  if (args[0] == NULL || args[1] == NULL || args[2] != NULL)
-    return fx_tool_usage_error(ctx, "delete takes ELEMENT NAME");
-  if ((e = preset_element(ctx, args[0])) == NULL)
+  if ((e = named_preset(ctx, args, "delete")) == NULL)
     return FX_EXIT_USAGE;
-  if (!has_preset(e, args[1])) {
-    fx_tool_usage_error(ctx, "%s has no preset \"%s\" (gst-fx presets list %s)", args[0], args[1],
-                        args[0]);
-    gst_object_unref(e);
-    return FX_EXIT_USAGE;
-  }
   sources_init(&src, G_OBJECT_TYPE_NAME(e));
   origin = preset_origin(&src, args[1], NULL, NULL);
   if (origin == ORIGIN_FACTORY) {

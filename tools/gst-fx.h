@@ -150,6 +150,9 @@ gboolean fx_tool_parse_uint_list(const char *text, guint max, GArray **out);
  * the umask) and returns its descriptor (the caller closes it), *temp its name; -1 with *error
  * ("cannot write PATH: ...") on failure. fx_tool_temp_commit(): renames *temp over `path` (the
  * temporary is removed when that fails). fx_tool_temp_discard(): removes it (NULL: nothing). */
+/* Appends `v` (NULL: "") to `s` as a JSON string literal. */
+void fx_tool_json_string(GString *s, const char *v);
+
 int fx_tool_temp_create(const char *path, gchar **temp, GError **error);
 gboolean fx_tool_temp_commit(const char *temp, const char *path, GError **error);
 void fx_tool_temp_discard(const char *temp);

@@ -843,3 +843,17 @@ void fx_tool_print_error(const char *message)
   }
   fprintf(stderr, "gst-fx: %s:%u: %s\n", chain_source.path, line, message);
 }
+
+void fx_tool_json_string(GString *s, const char *v)
+{
+  g_string_append_c(s, '"');
+  for (const unsigned char *p = (const unsigned char *) (v != NULL ? v : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf(s, "\\%c", *p);
+    else if (*p < 0x20)
+      g_string_append_printf(s, "\\u%04x", *p);
+    else
+      g_string_append_c(s, (char) *p);
+  }
+  g_string_append_c(s, '"');
+}

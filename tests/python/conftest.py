@@ -237,6 +237,17 @@ def _caps_info(caps):
     return (np.float32 if fmt == "F32LE" else np.float64), channels
 
 
+def read_prs_file(path):
+    """A .prs (GstPreset keyfile) parsed without GLib: a ConfigParser, keys case-sensitive."""
+    import configparser
+    cp = configparser.ConfigParser(delimiters=("=",), interpolation=None,
+                                   comment_prefixes=("#",), strict=True)
+    cp.optionxform = str  # keys are case-sensitive property names
+    with open(path, encoding="utf-8") as f:
+        cp.read_file(f)
+    return cp
+
+
 def run_pipeline(desc, x, rate=None, split=None, rng=None, timeout=DEFAULT_TIMEOUT,
                  read_props=(), probe=None, expect_error=False, configure=None):
     """Pushes x (frames x channels, float32 or float64) through

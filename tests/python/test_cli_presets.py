@@ -11,7 +11,6 @@ hashed before and after: nothing writes them. The ```sh blocks of tools/README.m
 section run as written (with the temporary home).
 """
 
-import configparser
 import glob
 import hashlib
 import json
@@ -24,7 +23,7 @@ import numpy as np
 import pytest
 import scipy.io.wavfile
 
-from conftest import FX_ELEMENTS
+from conftest import FX_ELEMENTS, read_prs_file
 from test_tool import gst_fx_path
 
 pytestmark = [pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning"),
@@ -39,11 +38,7 @@ HINT = "Try 'gst-fx presets --help'."
 
 def read_prs(path):
     """(element type name, {preset: [(key, value text)] in file order}) of a .prs file."""
-    cp = configparser.ConfigParser(delimiters=("=",), interpolation=None,
-                                   comment_prefixes=("#",), strict=True)
-    cp.optionxform = str  # keys are case-sensitive property names
-    with open(path, encoding="utf-8") as f:
-        cp.read_file(f)
+    cp = read_prs_file(path)
     presets = {s: list(cp[s].items()) for s in cp.sections() if not s.startswith("_")}
     return cp["_presets_"]["element-name"], presets
 

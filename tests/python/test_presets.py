@@ -38,7 +38,8 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, GObject, Gst  # noqa: E402
 
-from conftest import FX_ELEMENTS, assert_clean, record, rel_err, require_fx, run_pipeline  # noqa: E402
+from conftest import (FX_ELEMENTS, assert_clean, read_prs_file, record, rel_err,  # noqa: E402
+                      require_fx, run_pipeline)
 from cookbook import rbj  # noqa: E402
 from test_dynamics import (bursty, comp_curve, dc, gate_curve, ref_dynamics,  # noqa: E402
                            ref_limiter)
@@ -56,11 +57,7 @@ NOT_SETTINGS = {"name", "parent", "qos", "async-handling", "message-forward"}
 
 def read_prs(path):
     """{preset: {key: value string}} and the header of a .prs file, parsed without GLib."""
-    cp = configparser.ConfigParser(delimiters=("=",), interpolation=None,
-                                   comment_prefixes=("#",), strict=True)
-    cp.optionxform = str  # keys are case-sensitive property names
-    with open(path, encoding="utf-8") as f:
-        cp.read_file(f)
+    cp = read_prs_file(path)
     header = dict(cp["_presets_"])
     presets = {s: dict(cp[s]) for s in cp.sections() if not s.startswith("_")}
     return header, presets
