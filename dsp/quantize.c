@@ -93,22 +93,6 @@ size_t fx_quant_f32_to_s16(const float *in, int16_t *out, size_t n, fx_dither_t 
   return clipped;
 }
 
-size_t fx_quant_f64_to_s32(const double *in, int32_t *out, size_t n, fx_dither_t dither,
-                           fx_quant_rng_t *rng)
-{
-  const int dith = dither == FX_DITHER_TPDF && rng;
-  size_t clipped = 0;
-
-  for (size_t i = 0; i < n; i++) {
-    double v = in[i] * FX_QUANT_S32_SCALE; /* exact: a power of two */
-    v = v == v ? v : 0.0;
-    if (dith)
-      v += tpdf(rng);
-    out[i] = (int32_t) round_clamp_f64(v, -2147483648.0, 2147483647.0, &clipped);
-  }
-  return clipped;
-}
-
 size_t fx_quant_f64_to_bits(const double *in, int32_t *out, size_t n, unsigned bits,
                             fx_dither_t dither, fx_quant_rng_t *rng)
 {
@@ -127,4 +111,10 @@ size_t fx_quant_f64_to_bits(const double *in, int32_t *out, size_t n, unsigned b
     out[i] = (int32_t) round_clamp_f64(v, -scale, scale - 1.0, &clipped);
   }
   return clipped;
+}
+
+size_t fx_quant_f64_to_s32(const double *in, int32_t *out, size_t n, fx_dither_t dither,
+                           fx_quant_rng_t *rng)
+{
+  return fx_quant_f64_to_bits(in, out, n, 32, dither, rng); /* scale 2^31 = FX_QUANT_S32_SCALE */
 }
