@@ -265,12 +265,24 @@ def _gst():
     return Gst
 
 
+# How the file reaches the element under test (--source): "thread" (the default) or "queue".
+SOURCE = {"mode": "thread"}
+
+
 def _src(path, C, block_frames):
-    # filesrc would be pulled by rawaudioparse in 64 KiB chunks; the queue puts rawaudioparse in
-    # push mode, so buffers are exactly `block_frames` frames (filesrc's blocksize).
-    return ("filesrc location=%s blocksize=%d ! queue ! rawaudioparse use-sink-caps=false "
+    # filesrc would be pulled by rawaudioparse in 64 KiB chunks. Both forms put rawaudioparse in
+    # push mode, so buffers are exactly `block_frames` frames (filesrc's blocksize):
+    #  * "thread": a one-pad tee, which answers the scheduling query with push mode only; filesrc's
+    #    own task then runs the whole pipeline in one streaming thread, as scipy and TorchFX run
+    #    in one;
+    #  * "queue": a second streaming thread. Pinned to one core with a filter slower than the
+    #    file source, the full queue wakes the producer for every buffer the consumer pops, and
+    #    the two context switches per buffer are counted against the filter
+    #    (docs/benchmarking.md, "Where the seed chain's pipeline time went").
+    join = "queue" if SOURCE["mode"] == "queue" else "tee"
+    return ("filesrc location=%s blocksize=%d ! %s ! rawaudioparse use-sink-caps=false "
             "format=pcm pcm-format=f32le sample-rate=%d num-channels=%d"
-            % (path, block_frames * C * 4, RATE, C))
+            % (path, block_frames * C * 4, join, RATE, C))
 
 
 def _configure_iir(Gst, pipe):
@@ -681,6 +693,7 @@ def overhead_only(a, pin, seconds, reps):
     gen_noise(oraw, seconds, 2, 9)
     r, err = run_worker("gst", ["--build", a.build, "--reps", str(reps), "--oraw", oraw,
                                 "--tmp", a.tmp, "--kernel", "auto", "--overhead", "--no-chain",
+                                "--source", a.source,
                                 "--overhead-frames", str(a.overhead_frames)],
                         {"FX_KERNEL": "auto"}, pin, a)
     if r is None:
@@ -709,6 +722,11 @@ def main():
     ap.add_argument("--cs", default="1,2,8,16,64")
     ap.add_argument("--matrix-samples", type=int, default=0,
                     help="channel-samples per engine call in the matrix (262144; quick: 131072)")
+    ap.add_argument("--source", default="thread", choices=("thread", "queue"),
+                    help="how the GStreamer pipelines read the file: one streaming thread "
+                         "(filesrc ! tee ! rawaudioparse, default) or two (filesrc ! queue ! "
+                         "rawaudioparse), whose hand-off costs a filter slower than its source "
+                         "two context switches per buffer on one core")
     ap.add_argument("--cpu", default="1", help="CPU to pin workers to (taskset -c); '' = none")
     ap.add_argument("--torchfx-python", default=os.environ.get("TORCHFX_PYTHON", ""),
                     help="interpreter of a venv with torchfx ('' = skip TorchFX)")
@@ -772,7 +790,7 @@ def main():
         ap.error("unknown kernel path(s) %s; known: %s" % (",".join(bad), ",".join(KERNELS)))
     common = ["--build", a.build, "--reps", str(reps), "--raw", raw, "--vraw", vraw,
               "--oraw", oraw, "--tmp", a.tmp, "--matrix-samples", str(msamples),
-              "--ks", a.ks, "--cs", a.cs]
+              "--ks", a.ks, "--cs", a.cs, "--source", a.source]
     res = {"kernels": {}, "gst": {}, "skipped": []}
     # which kernel paths exist: force each, read the backend
     for k in a.kernels.split(","):
@@ -874,6 +892,7 @@ def main():
                 "matrix_samples": msamples, "ks": ks, "cs": cs, "pin": " ".join(pin),
                 "load": [load0, open("/proc/loadavg").read().split()[:3]],
                 "elapsed": time.time() - t_start, "label": a.label, "timer": a.timer,
+                "source": a.source,
                 "date": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M UTC")})
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
@@ -909,7 +928,9 @@ def worker_main():
     ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--probe-only", action="store_true")
     ap.add_argument("--threads", default="1", choices=("1", "default"))
+    ap.add_argument("--source", default="thread", choices=("thread", "queue"))
     a = ap.parse_args()
+    SOURCE["mode"] = a.source
     a.ks = [int(v) for v in a.ks.split(",")]
     a.cs = [int(v) for v in a.cs.split(",")]
     if a.kind == "kernel" and a.probe_only:

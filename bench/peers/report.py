@@ -150,10 +150,16 @@ class Report:
         secs = r["seconds"]
         self.p("## (a) chain end to end: high-pass 80 Hz order 4 → low-pass 12 kHz order 8")
         self.p()
-        self.p("GStreamer: `filesrc blocksize=8192 ! queue ! rawaudioparse ! ELEMENTS ! fakesink "
-               "sync=false` (1024-frame stereo buffers; the queue keeps rawaudioparse in push "
-               "mode), timed from PLAYING to EOS; *net* subtracts the same worker's identity "
-               "pipeline. scipy and TorchFX filter the whole signal in memory (channels-first, "
+        if r.get("source", "queue") == "queue":
+            src = ("`filesrc blocksize=8192 ! queue ! rawaudioparse ! ELEMENTS ! fakesink "
+                   "sync=false` (1024-frame stereo buffers in two streaming threads; the queue "
+                   "keeps rawaudioparse in push mode)")
+        else:
+            src = ("`filesrc blocksize=8192 ! tee ! rawaudioparse ! ELEMENTS ! fakesink "
+                   "sync=false` (1024-frame stereo buffers in one streaming thread; the one-pad "
+                   "tee keeps rawaudioparse in push mode)")
+        self.p("GStreamer: " + src + ", timed from PLAYING to EOS; *net* subtracts the same "
+               "worker's identity pipeline. scipy and TorchFX filter the whole signal in memory (channels-first, "
                "their preferred layout). SoX reads the raw file and writes to /dev/null; its net "
                "subtracts a SoX run with no effect. rel. err = RMS error / RMS of scipy float64 "
                "sosfilt on a 2 s validation signal. ×RT = audio seconds per wall second.")
