@@ -27,4 +27,8 @@ void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef)
   p->M[1] = p->h2[FX_CHUNK_L];
   p->M[2] = -a2 * p->h1[FX_CHUNK_L - 1];
   p->M[3] = -a2 * p->h2[FX_CHUNK_L - 1];
+  p->sb[0] = coef[1] - a1 * coef[0];
+  p->sb[1] = coef[2] - a2 * coef[0];
+  p->sbf[0] = (float) p->sb[0];
+  p->sbf[1] = (float) p->sb[1];
 }

@@ -14,7 +14,10 @@
  *   sequential cascade to rounding. In float arithmetic with the tables and carries in double (from
  *   the double coefficients), float's coefficient quantisation acts only within a chunk, so the
  *   result is more accurate than the sequential float cascade (docs/cascade.md, "Chunked
- *   kernels").
+ *   kernels"). The zero-state recursion runs the transposed form (y = b0 x + z1;
+ *   z1 <- b1 x - a1 y + z2; z2 <- b2 x - a2 y) or the state-space form of the same state
+ *   (z1 <- sb1 x - a1 z1 + z2; z2 <- sb2 x - a2 z1), which rounds far less behind poles near z = 1
+ *   with zeros there (high-pass sections); the tables are the same for both.
  *
  * The true state after p frames of a chunk (0 <= p < L) is z = zs + A^p c, zs the zero-state
  * recursion's state: A^p c = (h1[p] c1 + h2[p] c2, -a2 (h1[p-1] c1 + h2[p-1] c2)) for p >= 1
@@ -43,6 +46,10 @@ typedef struct {
   double h2[FX_CHUNK_L + 1]; /* h2[n] = (A^n)[0][1] */
   float h1f[FX_CHUNK_L + 1]; /* the same, rounded to float (float-arithmetic kernels) */
   float h2f[FX_CHUNK_L + 1];
+  /* The input coefficients of the state-space form of the same recursion (kernel_chunk.h,
+   * "Two forms"): sb[0] = b1 - a1 b0, sb[1] = b2 - a2 b0, in double and rounded to float. */
+  double sb[2];
+  float sbf[2];
 } fx_chunk_sec_t;
 
 /* One channel's record of one section between calls. All values are exact copies of what the

@@ -16,24 +16,37 @@
 /* Frames per block: the local arrays are 256 * 8 = 2 KiB. */
 #define FX_BLOCK 256
 
-/* One TDF-II section step: y from x, state (z1, z2) updated. Every code path below uses this
- * one expression, so each sample sees the same arithmetic whichever path filters it. */
-#define FX_STEP(b0, b1, b2, a1, a2, z1, z2, x, y)                                                  \
+/* One section step: y from x, state (z1, z2) updated. Every code path below uses this one
+ * expression, so each sample sees the same arithmetic whichever path filters it. Double
+ * arithmetic (SFX d) runs the transposed direct form II (w = y, b1 and b2 as given); float (f)
+ * the state-space form of the same state (w = z1 before its update, b1 and b2 replaced by
+ * sb1 = b1 - a1 b0 and sb2 = b2 - a2 b0: FX_CB1, FX_CB2), which rounds far less behind poles near
+ * z = 1 with zeros there (kernel_simd.h, "The recursion's form"). */
+#define FX_STEP(SFX, b0, b1, b2, a1, a2, z1, z2, x, y)                                             \
   do {                                                                                             \
     (y) = (b0) * (x) + (z1);                                                                       \
-    (z1) = ((b1) * (x) + (z2)) - (a1) * (y);                                                       \
-    (z2) = (b2) * (x) - (a2) * (y);                                                                \
+    const FX_T_##SFX w_ = FX_PW_##SFX((y), (z1));                                                  \
+    (z1) = ((b1) * (x) + (z2)) - (a1) * (w_);                                                      \
+    (z2) = (b2) * (x) - (a2) * (w_);                                                               \
   } while (0)
+#define FX_T_d double
+#define FX_T_f float
+#define FX_PW_d(y, z1) (y)
+#define FX_PW_f(y, z1) (z1)
+#define FX_CB1_d(c) ((c)[1])
+#define FX_CB2_d(c) ((c)[2])
+#define FX_CB1_f(c) ((c)[1] - (c)[3] * (c)[0])
+#define FX_CB2_f(c) ((c)[2] - (c)[4] * (c)[0])
 
 /* Section k of a group: coefficients and state in locals. */
-#define FX_SEC_LOAD(T, k)                                                                          \
-  const T b0_##k = c[5 * (k)], b1_##k = c[5 * (k) + 1], b2_##k = c[5 * (k) + 2],                   \
-          a1_##k = c[5 * (k) + 3], a2_##k = c[5 * (k) + 4];                                        \
+#define FX_SEC_LOAD(SFX, T, k)                                                                     \
+  const T b0_##k = c[5 * (k)], b1_##k = FX_CB1_##SFX(c + 5 * (k)),                                 \
+          b2_##k = FX_CB2_##SFX(c + 5 * (k)), a1_##k = c[5 * (k) + 3], a2_##k = c[5 * (k) + 4];    \
   T z1_##k = st[2 * (k)], z2_##k = st[2 * (k) + 1]
-#define FX_SEC_RUN(T, k)                                                                           \
+#define FX_SEC_RUN(SFX, T, k)                                                                      \
   do {                                                                                             \
     T y_;                                                                                          \
-    FX_STEP(b0_##k, b1_##k, b2_##k, a1_##k, a2_##k, z1_##k, z2_##k, v, y_);                        \
+    FX_STEP(SFX, b0_##k, b1_##k, b2_##k, a1_##k, a2_##k, z1_##k, z2_##k, v, y_);                   \
     v = y_;                                                                                        \
   } while (0)
 #define FX_SEC_STORE(k)                                                                            \
@@ -48,22 +61,22 @@
 #define FX_DEFINE_GROUPS(SFX, T)                                                                   \
   static void group1_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
   {                                                                                                \
-    FX_SEC_LOAD(T, 0);                                                                             \
+    FX_SEC_LOAD(SFX, T, 0);                                                                        \
     for (size_t i = 0; i < n; i++) {                                                               \
       T v = buf[i];                                                                                \
-      FX_SEC_RUN(T, 0);                                                                            \
+      FX_SEC_RUN(SFX, T, 0);                                                                       \
       buf[i] = v;                                                                                  \
     }                                                                                              \
     FX_SEC_STORE(0);                                                                               \
   }                                                                                                \
   static void group2_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
   {                                                                                                \
-    FX_SEC_LOAD(T, 0);                                                                             \
-    FX_SEC_LOAD(T, 1);                                                                             \
+    FX_SEC_LOAD(SFX, T, 0);                                                                        \
+    FX_SEC_LOAD(SFX, T, 1);                                                                        \
     for (size_t i = 0; i < n; i++) {                                                               \
       T v = buf[i];                                                                                \
-      FX_SEC_RUN(T, 0);                                                                            \
-      FX_SEC_RUN(T, 1);                                                                            \
+      FX_SEC_RUN(SFX, T, 0);                                                                       \
+      FX_SEC_RUN(SFX, T, 1);                                                                       \
       buf[i] = v;                                                                                  \
     }                                                                                              \
     FX_SEC_STORE(0);                                                                               \
@@ -71,16 +84,16 @@
   }                                                                                                \
   static void group4_##SFX(const T *c, T *st, T *buf, size_t n)                                    \
   {                                                                                                \
-    FX_SEC_LOAD(T, 0);                                                                             \
-    FX_SEC_LOAD(T, 1);                                                                             \
-    FX_SEC_LOAD(T, 2);                                                                             \
-    FX_SEC_LOAD(T, 3);                                                                             \
+    FX_SEC_LOAD(SFX, T, 0);                                                                        \
+    FX_SEC_LOAD(SFX, T, 1);                                                                        \
+    FX_SEC_LOAD(SFX, T, 2);                                                                        \
+    FX_SEC_LOAD(SFX, T, 3);                                                                        \
     for (size_t i = 0; i < n; i++) {                                                               \
       T v = buf[i];                                                                                \
-      FX_SEC_RUN(T, 0);                                                                            \
-      FX_SEC_RUN(T, 1);                                                                            \
-      FX_SEC_RUN(T, 2);                                                                            \
-      FX_SEC_RUN(T, 3);                                                                            \
+      FX_SEC_RUN(SFX, T, 0);                                                                       \
+      FX_SEC_RUN(SFX, T, 1);                                                                       \
+      FX_SEC_RUN(SFX, T, 2);                                                                       \
+      FX_SEC_RUN(SFX, T, 3);                                                                       \
       buf[i] = v;                                                                                  \
     }                                                                                              \
     FX_SEC_STORE(0);                                                                               \
@@ -109,7 +122,8 @@
       T y_;                                                                                        \
       h[2 * s + 1] = h[2 * s];                                                                     \
       h[2 * s] = (double) v;                                                                       \
-      FX_STEP(c[0], c[1], c[2], c[3], c[4], st[2 * s], st[2 * s + 1], v, y_);                      \
+      FX_STEP(SFX, c[0], FX_CB1_##SFX(c), FX_CB2_##SFX(c), c[3], c[4], st[2 * s], st[2 * s + 1],   \
+              v, y_);                                                                              \
       v = y_;                                                                                      \
     }                                                                                              \
     h[2 * K + 1] = h[2 * K];                                                                       \

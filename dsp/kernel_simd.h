@@ -89,6 +89,26 @@
 #define K_WF_BLOCK 512
 #endif
 
+/* The recursion's form (docs/cascade.md, "Two forms"). Double arithmetic runs the transposed
+ * direct form II, y = b0 x + z1; z1 <- b1 x - a1 y + z2; z2 <- b2 x - a2 y. Float arithmetic
+ * runs the state-space form of the same state, z1 <- sb1 x - a1 z1 + z2; z2 <- sb2 x - a2 z1 with
+ * sb1 = b1 - a1 b0 and sb2 = b2 - a2 b0 (one rounding each, from the float coefficients): behind
+ * poles near z = 1 with zeros there (high-pass sections) the transposed form rounds b1 x + z2,
+ * of the size of 2 x, into a state far smaller than x, which the poles then amplify, where the
+ * state-space form's terms have the size of the state (its sb are small there). The same count
+ * of operations; every path below uses these three macros, so each sample sees the same
+ * arithmetic whichever path filters it. K_PW(y, z1): what the poles act on (z1 before its
+ * update in the state-space form). */
+#ifdef K_FLAVOUR_F32_S
+#define K_CB1(c) K_SFMA(-(c)[3], (c)[0], (c)[1])
+#define K_CB2(c) K_SFMA(-(c)[4], (c)[0], (c)[2])
+#define K_PW(y, z1) (z1)
+#else
+#define K_CB1(c) ((c)[1])
+#define K_CB2(c) ((c)[2])
+#define K_PW(y, z1) (y)
+#endif
+
 /* Channel vectors, one step of a skewed group: section s filters frame i-s (when 0 <= i-s < n),
  * taking as input the output section s-1 produced in the previous step (p[s]), so that the G
  * section updates of a step are independent of each other and the CPU runs them side by side.
@@ -105,8 +125,9 @@ K_AI void K_FN(cv_step)(const K_V *cb0, const K_V *cb1, const K_V *cb2, const K_
     if (full || ((size_t) s <= i && i - (size_t) s < n)) {
       const K_V x = p[s];
       y[s] = K_FMA(cb0[s], x, z1[s]);
-      z1[s] = K_FMA(ca1[s], y[s], K_FMA(cb1[s], x, z2[s]));
-      z2[s] = K_FMA(ca2[s], y[s], K_MUL(cb2[s], x));
+      const K_V w = K_PW(y[s], z1[s]);
+      z1[s] = K_FMA(ca1[s], w, K_FMA(cb1[s], x, z2[s]));
+      z2[s] = K_FMA(ca2[s], w, K_MUL(cb2[s], x));
     } else {
       y[s] = p[s];
     }
@@ -128,8 +149,8 @@ K_AI void K_FN(cv_group)(const K_T *coef, K_T *st, size_t sstride, int nch, K_V 
 #pragma GCC unroll 16
   for (int s = 0; s < G; s++) {
     cb0[s] = K_SET1(coef[5 * s]);
-    cb1[s] = K_SET1(coef[5 * s + 1]);
-    cb2[s] = K_SET1(coef[5 * s + 2]);
+    cb1[s] = K_SET1(K_CB1(coef + 5 * s));
+    cb2[s] = K_SET1(K_CB2(coef + 5 * s));
     ca1[s] = K_SET1(-coef[5 * s + 3]);
     ca2[s] = K_SET1(-coef[5 * s + 4]);
     for (int l = 0; l < K_W; l++) {
@@ -262,8 +283,9 @@ K_AI void K_FN(wf_step)(const K_WSEL_T lsel, const K_V *cb0, const K_V *cb1, con
     for (int j = 0; j < M; j++) {
       const K_V xv = x[p][j];
       y[p][j] = K_FMA(cb0[j], xv, z1[p][j]);
-      const K_V n1 = K_FMA(ca1[j], y[p][j], K_FMA(cb1[j], xv, z2[p][j]));
-      const K_V n2 = K_FMA(ca2[j], y[p][j], K_MUL(cb2[j], xv));
+      const K_V w = K_PW(y[p][j], z1[p][j]);
+      const K_V n1 = K_FMA(ca1[j], w, K_FMA(cb1[j], xv, z2[p][j]));
+      const K_V n2 = K_FMA(ca2[j], w, K_MUL(cb2[j], xv));
       if (masked) {
         z1[p][j] = K_SEL(m[j], n1, z1[p][j]);
         z2[p][j] = K_SEL(m[j], n2, z2[p][j]);
@@ -304,8 +326,8 @@ K_AI void K_FN(wf_group)(const K_T *coef, K_T **st, K_T **buf, size_t n, int G, 
       const int k = j * K_W + l;
       const int on = k < G;
       t[0][l] = on ? coef[5 * k] : (K_T) 0;
-      t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
-      t[2][l] = on ? coef[5 * k + 2] : (K_T) 0;
+      t[1][l] = on ? K_CB1(coef + 5 * k) : (K_T) 0;
+      t[2][l] = on ? K_CB2(coef + 5 * k) : (K_T) 0;
       t[3][l] = on ? -coef[5 * k + 3] : (K_T) 0;
       t[4][l] = on ? -coef[5 * k + 4] : (K_T) 0;
       t[5][l] = (K_T) k;
@@ -433,8 +455,9 @@ K_AI K_V K_FN(iw_step)(const K_PSEL_T osel, const K_V *cb0, const K_V *cb1, cons
   for (int j = M - 1; j >= 0; j--) {
     const K_V xv = x[j];
     const K_V y = K_FMA(cb0[j], xv, z1[j]);
-    const K_V n1 = K_FMA(ca1[j], y, K_FMA(cb1[j], xv, z2[j]));
-    const K_V n2 = K_FMA(ca2[j], y, K_MUL(cb2[j], xv));
+    const K_V w = K_PW(y, z1[j]);
+    const K_V n1 = K_FMA(ca1[j], w, K_FMA(cb1[j], xv, z2[j]));
+    const K_V n2 = K_FMA(ca2[j], w, K_MUL(cb2[j], xv));
     if (masked) {
       const K_VM m = K_MASK(ki[j], lo, hi);
       z1[j] = K_SEL(m, n1, z1[j]);
@@ -479,8 +502,8 @@ K_AI void K_FN(iw_group)(const K_T *coef, K_T *const *s, K_IO *d, size_t C, size
       const int on = k >= 0;
       const K_T *st = s[l % P];
       t[0][l] = on ? coef[5 * k] : (K_T) 1;
-      t[1][l] = on ? coef[5 * k + 1] : (K_T) 0;
-      t[2][l] = on ? coef[5 * k + 2] : (K_T) 0;
+      t[1][l] = on ? K_CB1(coef + 5 * k) : (K_T) 0;
+      t[2][l] = on ? K_CB2(coef + 5 * k) : (K_T) 0;
       t[3][l] = on ? -coef[5 * k + 3] : (K_T) 0;
       t[4][l] = on ? -coef[5 * k + 4] : (K_T) 0;
       t[5][l] = (K_T) q;
@@ -932,9 +955,9 @@ static K_T K_FN(rec_frame)(const K_T *coef, K_T *st, int K, double *h, K_T v)
     const K_T *c = coef + 5 * (size_t) s;
     h[2 * s + 1] = h[2 * s];
     h[2 * s] = (double) v;
-    const K_T y = K_SFMA(c[0], v, st[2 * s]);
-    st[2 * s] = K_SFMA(-c[3], y, K_SFMA(c[1], v, st[2 * s + 1]));
-    st[2 * s + 1] = K_SFMA(-c[4], y, c[2] * v);
+    const K_T y = K_SFMA(c[0], v, st[2 * s]), w = K_PW(y, st[2 * s]);
+    st[2 * s] = K_SFMA(-c[3], w, K_SFMA(K_CB1(c), v, st[2 * s + 1]));
+    st[2 * s + 1] = K_SFMA(-c[4], w, K_CB2(c) * v);
     v = y;
   }
   h[2 * K + 1] = h[2 * K];

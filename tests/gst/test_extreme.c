@@ -357,8 +357,11 @@ GST_START_TEST(test_channels_1024)
         peak = MAX(peak, fabs(a));
         err = MAX(err, fabs(a - b));
       }
-      /* Different kernels (SIMD across channels vs mono paths) may round differently. */
-      fail_unless(err <= (fmt == FX_F64 ? 1e-12 : 1e-5) * MAX(peak, 1e-3),
+      /* Different kernels (SIMD across channels vs mono paths) may round differently, and on
+       * F32, precision=auto's probe may choose float arithmetic (the chunked kernels) for one
+       * channel and double for 1024: float's own error on these designs is up to about 3e-5 of
+       * the peak, an exchanged or shifted channel O(1). */
+      fail_unless(err <= (fmt == FX_F64 ? 1e-12 : 1e-4) * MAX(peak, 1e-3),
                   "%s: channel %d of 1024 differs from a mono run by %g (peak %g)", name, c, err,
                   peak);
       g_array_unref(ym);

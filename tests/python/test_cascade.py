@@ -154,7 +154,8 @@ def test_unstable_refused_and_nothing_changes():
 def test_nonfinite_input_replaced_by_zero():
     """NaN/Inf input samples are processed as zeros (DESIGN: "Bad input"): the output, the
     burst's buffer and everything after it, equals that of zeros in their place, bit for bit
-    against a twin cascade and within float32 rounding against scipy."""
+    against a twin cascade, and at least as accurate as scipy's float32 sosfilt of the zeros
+    (precision=auto's promise; its probe runs this design in float arithmetic)."""
     sos = DESIGNS["butter4-hp-80"]()
     c = fc.Cascade(2, np.float32, "auto", sos=sos)
     twin = fc.Cascade(2, np.float32, "auto", sos=sos)
@@ -172,8 +173,10 @@ def test_nonfinite_input_replaced_by_zero():
         yz.append(twin.filter(zeros[k]))
     y, yz = np.concatenate(y), np.concatenate(yz)
     assert np.all(np.isfinite(y)) and np.array_equal(y, yz)
-    ref = sig.sosfilt(sos, np.concatenate(zeros).astype(np.float64), axis=0)
-    assert np.max(np.abs(y - ref)) <= 1e-5 * np.max(np.abs(ref))
+    z = np.concatenate(zeros)
+    ref = sig.sosfilt(sos, z.astype(np.float64), axis=0)
+    ref32 = sig.sosfilt(sos.astype(np.float32), z, axis=0)
+    assert ser_db(y, ref) >= ser_db(ref32, ref), (ser_db(y, ref), ser_db(ref32, ref))
 
 
 def test_dispatches_one_per_call():
@@ -468,16 +471,16 @@ def _hard_case_set(n, seed=16):
 def test_auto_double_runs_chunked_only_where_as_accurate(C):
     """Under precision=auto, a design the probe sends to double runs the chunked double kernels
     where their probe error reaches double's bar (140 dB against the sequential double): the seed
-    chain then gives precision=double's output to within the F32 output's rounding. An order-31
+    chain's order-8 low-pass at 12 kHz (float arithmetic no more accurate than scipy's there, so
+    double) then gives precision=double's output to within the F32 output's rounding. An order-31
     Chebyshev I at 100 Hz, where the chunk correction cancels large terms, keeps the sequential
     kernels; precision=double never runs chunked. Stereo keeps the sequential kernels too (the
     in-place wavefront is as fast as the chunked double code's 4 lanes): precision=double's
     output."""
     x = noise(32768, C, seed=31, dtype=np.float32)
-    seed = np.vstack([sig.butter(4, 80, "highpass", fs=FS, output="sos"),
-                      sig.butter(8, 12000, fs=FS, output="sos")])
+    lp = sig.butter(8, 12000, fs=FS, output="sos")
     cheb = sig.cheby1(31, 1, 100, fs=FS, output="sos")
-    for name, sos, chunked in (("seed", seed, True), ("cheby1-31-100", cheb, False)):
+    for name, sos, chunked in (("butter8-lp-12k", lp, True), ("cheby1-31-100", cheb, False)):
         ref = sig.sosfilt(sos, x.astype(np.float64), axis=0)
         a = fc.Cascade(C, np.float32, "auto", sos=sos)
         d = fc.Cascade(C, np.float32, "double", sos=sos)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.io.wavfile
 
-from test_cli_batch import CHAIN, reference, write_wav
+from test_cli_batch import CHAIN, F32_TOL, reference, write_wav
 from test_tool import gst_fx, gst_fx_path, lines
 
 pytestmark = [pytest.mark.filterwarnings("ignore::scipy.io.wavfile.WavFileWarning"),
@@ -42,7 +42,7 @@ def sh(cmd, tmp_path, **kw):
 def check_reference(y, x, what):
     ref = reference(x, RATE)
     err = np.max(np.abs(y - ref)) / np.max(np.abs(ref))
-    assert err < 1e-5, (what, err, "seed %d" % SEED)
+    assert err < F32_TOL, (what, err, "seed %d" % SEED)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import pytest
 import scipy.signal as ss
 
 import fxcascade as fc
+from fxcascade import ser_db
 
 import gi
 
@@ -359,8 +360,16 @@ def test_warm_up_false_keeps_fixed_streams_and_still_switches(dtype):
         y = res.y.astype(np.float64)
         assert np.all(np.isfinite(y)), extra
         late = slice(9000 + 12000, None)  # the change at frame 9000, settled 12000 frames later
-        err = np.max(np.abs(y[late] - ref[late])) / np.max(np.abs(ref))
-        assert err < (1e-5 if dtype == np.float32 else 1e-9), (extra, err)
+        if dtype == np.float32:
+            # precision=auto's promise: at least scipy float32's accuracy (its probe runs this
+            # high-pass in float arithmetic)
+            ref32 = ss.sosfilt(ss.butter(2, 120, "highpass", fs=rate, output="sos")
+                               .astype(np.float32), x, axis=0).astype(np.float64)
+            got, bar = ser_db(y[late], ref[late]), ser_db(ref32[late], ref[late])
+            assert got >= bar, (extra, got, bar)
+        else:
+            err = np.max(np.abs(y[late] - ref[late])) / np.max(np.abs(ref))
+            assert err < 1e-9, (extra, err)
         ys.append(y)
     # the setting reaches the engine: the new sections start from another state
     assert np.array_equal(ys[0][:9000], ys[1][:9000])
