@@ -8,7 +8,9 @@ gains (all non-zero, so the stock element is never in passthrough); fxeq's peaki
 q = centre / bandwidth of the stock band (RBJ's Q of a band of that width in Hz), its shelves
 q = 0.7071. Pipelines, as bench/compare.py times them (its helpers are reused):
 
-    filesrc blocksize=1024 frames ! queue ! rawaudioparse (stereo F32LE, 48 kHz) ! X ! fakesink
+    filesrc blocksize=1024 frames ! tee ! rawaudioparse (stereo F32LE, 48 kHz) ! X ! fakesink
+
+(one streaming thread: compare.py's default source)
 
 with X = identity (baseline, subtracted), equalizer-10bands, fxeq, fxeq precision=single, and the
 configurations interleaved per repetition (the order rotates). Reported: medians over the
@@ -150,8 +152,8 @@ def main():
         "",
         "Stereo F32LE 48 kHz white noise, %d buffers of %d frames (%.0f s) per run, %d "
         "repetitions interleaved; timer: CPU time of the process (all threads); `net` = raw − "
-        "identity (median). `filesrc blocksize ! queue ! rawaudioparse ! X ! fakesink "
-        "sync=false`." % (nbuf, BLOCK, frames / compare.RATE, a.reps),
+        "identity (median). `filesrc blocksize ! tee ! rawaudioparse ! X ! fakesink "
+        "sync=false` (one streaming thread)." % (nbuf, BLOCK, frames / compare.RATE, a.reps),
         "",
     ] + lines + ["", "Bands (the same centres and gains for both):", ""] + band_lines + [""])
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
