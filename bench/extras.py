@@ -273,14 +273,12 @@ def worker_gst(a):
         compare.gen_noise(raws[C], a.seconds, C, 11 + C)
 
     def timed(rows, C, B):
-        # one streaming thread: filesrc (push mode, one read() of exactly B frames per buffer)
-        # straight into a caps filter; the queue + rawaudioparse source of compare.py costs
-        # several µs more per buffer, and audiotestsrc's noise ~10 ns per sample, both of
-        # which would swamp the net figure at 128 frames
+        # one streaming thread, exactly B frames per buffer: compare.py's source (filesrc !
+        # tee ! rawaudioparse). A caps filter straight after filesrc would be cheaper, but its
+        # BYTES segment makes the stock elements log a GStreamer-CRITICAL for every buffer
+        # (gst_segment_to_stream_time), which their time would then include
         nbuf = os.path.getsize(raws[C]) // (B * C * 4)
-        src = ("filesrc location=%s blocksize=%d ! "
-               "audio/x-raw,format=F32LE,rate=%d,channels=%d,layout=interleaved"
-               % (raws[C], B * C * 4, RATE, C))
+        src = compare._src(raws[C], C, B)
         for r in range(a.reps + 1):
             k = r % len(rows)
             for row in rows[k:] + rows[:k]:
@@ -450,8 +448,10 @@ def write_buffers(res, out):
                "F32, %g s of white noise per run cut into buffers of B frames, the state "
                "carried from each buffer to the next. **Engine**: `fx_cascade_process` once per "
                "buffer from a C loop (no Python between buffers), thread CPU time. **Element**: "
-               "`filesrc blocksize=B×C×4 ! audio/x-raw,format=F32LE,… ! ELEMENT ! fakesink "
-               "sync=false` (one streaming thread, one read() per buffer), process CPU time from PLAYING to EOS divided by the buffers, *net* = minus the "
+               "`filesrc blocksize=B×C×4 ! tee ! rawaudioparse ! ELEMENT ! fakesink "
+               "sync=false` (compare.py's source: one streaming thread, one read() per buffer; "
+               "in-place filters copy each buffer, whose memory rawaudioparse shares), process "
+               "CPU time from PLAYING to EOS divided by the buffers, *net* = minus the "
                "same run's identity pipeline. **scipy**: `sosfilt(sos, x[:, i:i+B], zi=zi)` per "
                "buffer (a Python loop, as a block-processing scipy user writes it); *whole* = one "
                "call over the whole signal, per B frames. Bound = the FMA-throughput bound of "
