@@ -371,23 +371,18 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
       if (corr)
         xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
       K_V y, t, u;
-      if (ss) { /* the state-space form */
+      if (ss) { /* the state-space form (b1, b2 hold sb1, sb2) */
         y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);
         t = K_FMA(b1, xv, z2[v]);
         u = K_MUL(b2, xv);
-        const K_V w = z1[v];
-        z1[v] = K_FMA(na1, w, t);
-        z2[v] = K_FMA(na2, w, u);
-        buf[i][v] = y;
-        continue;
-      }
-      {
+      } else { /* the shaped transposed form: b0 = b2 = 1 */
         y = K_ADD(xv, z1[v]);
         t = shape == K_CK_BINP ? K_ADD(z2[v], K_ADD(xv, xv)) : K_FMA(b1, xv, z2[v]);
         u = xv;
       }
-      z1[v] = K_FMA(na1, y, t);
-      z2[v] = K_FMA(na2, y, u);
+      const K_V w = ss ? z1[v] : y; /* what the poles act on */
+      z1[v] = K_FMA(na1, w, t);
+      z2[v] = K_FMA(na2, w, u);
       buf[i][v] = y;
     }
   }
