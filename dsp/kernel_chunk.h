@@ -24,8 +24,8 @@
  * Work per sample and section: 5 operations for the zero-state recursion, 2 for the correction, all
  * in full lanes, against 5 in the sequential kernels' mostly empty lanes for one or two channels.
  * The block path turns the recursion's products by 1 and 2 into additions where a section's
- * numerator is 1, b1, 1 or 1, 2, 1 (ck_shape: the same numbers, so the wavefront's plain form
- * agrees bit for bit): 3 or 2 multiply-adds there instead of 5.
+ * numerator is 1, 2, 1 (ck_shape: the same numbers, so the wavefront's plain form agrees bit for
+ * bit): 2 multiply-adds there instead of 5, and 1 fewer where b0 = 1 in the state-space form.
  *
  * Two forms of the zero-state recursion, one per section (ck_ss), the same in every path:
  *   - transposed direct form II: y = b0 x + z1; z1 <- b1 x - a1 y + z2; z2 <- b2 x - a2 y;
@@ -36,9 +36,11 @@
  * errors; the state-space form's terms have the size of the state (the sb are small there). In
  * float arithmetic it measured 4 to 25 dB more SER on Butterworth high-pass designs (80 Hz order 4,
  * 20 Hz order 8) and no less on the low-pass, Chebyshev and elliptic ones (docs/cascade.md,
- * "Chunked kernels"). It runs the general sections and the 1, -2, 1 ones (the same count of
- * multiply-adds for the general ones; two more than the shaped transposed form for high-pass
- * ones), the transposed form the 1, 2, 1 and 1, b1, 1 shapes, where it is as accurate and cheaper.
+ * "Chunked kernels"). It runs every section but the 1, 2, 1 ones (the same count of multiply-adds
+ * for the general ones; one more than the shaped transposed form for 1, b1, 1 and two more for
+ * 1, -2, 1 ones), the transposed form the 1, 2, 1 ones (zeros at z = -1), where it is as accurate
+ * and cheaper. The 1, b1, 1 sections (zeros on the unit circle) measured up to 6 dB more SER in
+ * the state-space form (a Chebyshev II band-stop).
  */
 
 #include "chunk.h"
@@ -111,7 +113,7 @@ K_AI_CK int K_CK_FN(ck_shape)(const K_T *c)
 /* 1 where a section of this shape runs the state-space form (above). */
 K_AI_CK int K_CK_FN(ck_ss)(int shape)
 {
-  return shape == K_CK_GEN || shape == K_CK_BINM;
+  return shape != K_CK_BINP;
 }
 
 /* Frames per piece of the chunk wavefront (its local buffer). */
@@ -375,9 +377,9 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
         y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);
         t = K_FMA(b1, xv, z2[v]);
         u = K_MUL(b2, xv);
-      } else { /* the shaped transposed form: b0 = b2 = 1 */
+      } else { /* the shaped transposed form of 1, 2, 1 */
         y = K_ADD(xv, z1[v]);
-        t = shape == K_CK_BINP ? K_ADD(z2[v], K_ADD(xv, xv)) : K_FMA(b1, xv, z2[v]);
+        t = K_ADD(z2[v], K_ADD(xv, xv));
         u = xv;
       }
       const K_V w = ss ? z1[v] : y; /* what the poles act on */

@@ -35,7 +35,9 @@ static const char *fl_name[] = {"f64", "f32_d", "f32_s"};
 
 /* Random stable sections: poles at radius 0.5 .. 0.99 with numerators near unity gain, or (one
  * in two) the numerators the chunked kernels specialise (kernel_chunk.h: b = 1, 2, 1; 1, -2, 1;
- * 1, b1, 1) behind poles away from z = +-1, so that the cascade's gain stays moderate. */
+ * 1, b1, 1), half of them times a power of two g as the engine's section balancing leaves them
+ * (general sections to the kernels), behind poles away from z = +-1, so that the cascade's gain
+ * stays moderate. */
 static void random_sections(double *coef, int K)
 {
   for (int k = 0; k < K; k++) {
@@ -46,9 +48,11 @@ static void random_sections(double *coef, int K)
       const double th = 0.5 + 0.9 * (rng_uniform() + 1.0);
       c[3] = -2.0 * r * cos(th);
       c[4] = r * r;
-      c[0] = 1.0;
-      c[1] = shape == 0 ? 2.0 : shape == 1 ? -2.0 : 2.0 * rng_uniform();
-      c[2] = 1.0;
+      /* times a power of two in half of them, as the engine's section balancing leaves them */
+      const double g = rng_next() % 2 ? 1.0 : ldexp(1.0, (int) (rng_next() % 7) - 3);
+      c[0] = g;
+      c[1] = g * (shape == 0 ? 2.0 : shape == 1 ? -2.0 : 2.0 * rng_uniform());
+      c[2] = g;
       continue;
     }
     const double r = 0.745 + 0.245 * rng_uniform();
