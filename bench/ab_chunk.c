@@ -1,0 +1,144 @@
+/* gst-fx — A/B of two builds of one chunked kernel in one process (bench/ab-chunk.sh builds it).
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Why: this benchmark machine (a shared VM) switches between two speeds 1.8x apart from minute to
+ * minute, so two benchmark runs of two builds compare the machine's moods as much as the code.
+ * Here both builds of the kernel (ab_a_chunk, ab_b_chunk: the same source file compiled from two
+ * trees, its symbols renamed) run in one process, alternating every ~20 ms on the same input,
+ * record and layout, for ROUNDS rounds; the ratio B/A of each round's per-call times is what is
+ * reported, as a median with quartiles: both halves of a round see the same machine.
+ *
+ * Usage: fx-ab-chunk K C FRAMES DESIGN [ROUNDS]
+ *   DESIGN: allpass (K all-pass sections, poles at radius 0.9, as fx-bench-kernels), seed (the
+ *   seed chain: Butterworth high-pass 80 Hz order 4, low-pass 12 kHz order 8; K must be 6), or
+ *   butter (a Butterworth low-pass of order 2K at 1 kHz); the sections are balanced as the engine
+ *   installs them (fxc_build_coefs), since that decides which shapes the kernels specialise.
+ * Prints one line: per-call medians and minima of A and B, and B/A with its quartiles. Only the
+ * F32 float-arithmetic flavour (f32_s) is compared. */
+#include "cascade_impl.h"
+#include "chunk.h"
+#include "design.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void ab_fn_t(const float *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, float *state,
+                     double *hist, int K, int kstride, float *data, size_t frames, int channels);
+ab_fn_t ab_a_chunk, ab_b_chunk;
+
+#define AB_MAX_ROUNDS 401
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static int design(const char *name, int K, fx_sos_t *sos)
+{
+  if (!strcmp(name, "allpass")) {
+    for (int k = 0; k < K; k++) {
+      const double th = 0.1 + 2.9 * k / (K + 1.0), a1 = -1.8 * cos(th), a2 = 0.81;
+      sos[k] = (fx_sos_t){a2, a1, 1.0, a1, a2};
+    }
+    return 1;
+  }
+  int n = 0, m = 0;
+  if (!strcmp(name, "seed") && K == 6) {
+    const fx_iir_spec_t hp = {.family = FX_FAMILY_BUTTERWORTH,
+                              .mode = FX_MODE_HIGH_PASS,
+                              .order = 4,
+                              .rate = 48000,
+                              .cutoff = 80};
+    const fx_iir_spec_t lp = {.family = FX_FAMILY_BUTTERWORTH,
+                              .mode = FX_MODE_LOW_PASS,
+                              .order = 8,
+                              .rate = 48000,
+                              .cutoff = 12000};
+    return fx_design_iir(&hp, sos, 2, &n) == FX_OK && n == 2 &&
+           fx_design_iir(&lp, sos + 2, 4, &m) == FX_OK && m == 4;
+  }
+  if (!strcmp(name, "butter")) {
+    const fx_iir_spec_t bw = {.family = FX_FAMILY_BUTTERWORTH,
+                              .mode = FX_MODE_LOW_PASS,
+                              .order = 2 * K,
+                              .rate = 48000,
+                              .cutoff = 1000};
+    return fx_design_iir(&bw, sos, K, &n) == FX_OK && n == K;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 5) {
+    fprintf(stderr, "usage: %s K C FRAMES allpass|seed|butter [ROUNDS]\n", argv[0]);
+    return 2;
+  }
+  const int K = atoi(argv[1]), C = atoi(argv[2]);
+  const size_t F = (size_t) atol(argv[3]);
+  const int rounds = argc > 5 ? atoi(argv[5]) : 41;
+  fx_sos_t sos[FX_DESIGN_MAX_SECTIONS];
+  if (K < 1 || K > FX_DESIGN_MAX_SECTIONS || C < 1 || C > 64 || F < 1 || F > (1u << 20) ||
+      rounds < 3 || rounds > AB_MAX_ROUNDS || !design(argv[4], K, sos)) {
+    fprintf(stderr, "%s: bad arguments (seed needs K = 6)\n", argv[0]);
+    return 2;
+  }
+  double coef[5 * FX_DESIGN_MAX_SECTIONS], ex[FX_DESIGN_MAX_SECTIONS + 1];
+  float coef_f[5 * FX_DESIGN_MAX_SECTIONS];
+  fxc_build_coefs(sos, K, 1.0, coef, ex);
+  for (int i = 0; i < 5 * K; i++)
+    coef_f[i] = (float) coef[i];
+  fx_chunk_sec_t *ps = calloc((size_t) K, sizeof(*ps));
+  fx_chunk_rec_t *rec[2] = {calloc((size_t) (K * C), sizeof(fx_chunk_rec_t)),
+                            calloc((size_t) (K * C), sizeof(fx_chunk_rec_t))};
+  float *st[2] = {calloc((size_t) (2 * K * C), sizeof(float)),
+                  calloc((size_t) (2 * K * C), sizeof(float))};
+  float *x = aligned_alloc(64, (F * (size_t) C * sizeof(float) + 63) / 64 * 64);
+  float *y = aligned_alloc(64, (F * (size_t) C * sizeof(float) + 63) / 64 * 64);
+  if (!ps || !rec[0] || !rec[1] || !st[0] || !st[1] || !x || !y)
+    return 1;
+  for (int k = 0; k < K; k++)
+    fx_chunk_sec_build(ps + k, coef + 5 * k);
+  uint64_t r = 0x9E3779B97F4A7C15ull; /* fixed noise: the same input for both */
+  for (size_t i = 0; i < F * (size_t) C; i++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    x[i] = (float) ((double) (r >> 11) / 9007199254740992.0 - 0.5);
+  }
+  ab_fn_t *fn[2] = {ab_a_chunk, ab_b_chunk};
+  double t[2][AB_MAX_ROUNDS], ratio[AB_MAX_ROUNDS];
+  for (int q = 0; q < rounds; q++)
+    for (int w = 0; w < 2; w++) {
+      const int side = (q + w) % 2; /* the order alternates */
+      size_t n = 0;
+      const double t0 = now();
+      double dt;
+      do {
+        memcpy(y, x, F * (size_t) C * sizeof(float));
+        fn[side](coef_f, ps, rec[side], st[side], NULL, K, K, y, F, C);
+        n++;
+        dt = now() - t0;
+      } while (dt < 0.02);
+      t[side][q] = dt / (double) n;
+    }
+  for (int q = 0; q < rounds; q++)
+    ratio[q] = t[1][q] / t[0][q];
+  qsort(ratio, (size_t) rounds, sizeof(double), cmp_double);
+  qsort(t[0], (size_t) rounds, sizeof(double), cmp_double);
+  qsort(t[1], (size_t) rounds, sizeof(double), cmp_double);
+  printf("K=%d C=%d frames=%zu %s: A median %.0f ns (min %.0f), B median %.0f ns (min %.0f) per "
+         "call with its copy; B/A %.3f (quartiles %.3f-%.3f, %d rounds)\n",
+         K, C, F, argv[4], 1e9 * t[0][rounds / 2], 1e9 * t[0][0], 1e9 * t[1][rounds / 2],
+         1e9 * t[1][0], ratio[rounds / 2], ratio[rounds / 4], ratio[3 * rounds / 4], rounds);
+  return 0;
+}
