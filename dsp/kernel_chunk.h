@@ -95,9 +95,11 @@ K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, do
 /* The numerators the zero-state pass specialises. scipy's designs put the gain in the first
  * section and leave b = (1, +-2, 1) (zeros at z = -1 or +1: Butterworth, Chebyshev I) or
  * (1, b1, 1) (zeros on the unit circle: Chebyshev II, elliptic) in the others. A product by 1 or
- * 2 is exact, so x + z1 rounds as b0 x + z1 does with b0 = 1, and z2 +- (x + x) as b1 x + z2 with
- * b1 = +-2: the same numbers, with additions (which have their own pipes on many cores) in place
- * of multiply-adds. */
+ * 2 is exact, so x + z1 rounds as b0 x + z1 does with b0 = 1 (every shape but the general one),
+ * and z2 + (x + x) as b1 x + z2 with b1 = 2 (1, 2, 1, the one shape that keeps the transposed
+ * form): the same numbers, with additions (which have their own pipes on many cores) in place of
+ * multiply-adds. The engine's section balancing scales most numerators by a power of two, which
+ * makes them general ones (docs/cascade.md, "Chunked kernels"). */
 #ifndef K_CK_SHAPES
 #define K_CK_SHAPES
 enum { K_CK_GEN, K_CK_UNIT /* b0 = b2 = 1 */, K_CK_BINP /* 1, 2, 1 */, K_CK_BINM /* 1, -2, 1 */ };
