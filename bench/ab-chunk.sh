@@ -32,7 +32,8 @@ tree() { # tree SIDE REV: the dsp/ sources of REV (the working tree for an empty
   mkdir -p "$tmp/$1"
   if [ -z "$2" ]; then cp -r "$root/dsp" "$tmp/$1/"; else git -C "$root" archive "$2" dsp | tar -x -C "$tmp/$1"; fi
 }
-kernel() { # kernel SIDE: compile, rename the chunked kernel, hide everything else it defines
+kernel() { # kernel SIDE: compile, rename the chunked kernel, hide everything else it defines;
+  # the side's chunk tables and records (bench/ab_chunk_side.c with the tree's chunk.c) likewise
   local o="$tmp/$1.o" sym="fx_kernel_${isa}_f32_s_chunk"
   cc -std=c11 -O3 -D_GNU_SOURCE -ffp-contract=off "${flags[@]}" -I"$tmp/$1/dsp" -c "$tmp/$1/dsp/kernel_${isa}_f32_s.c" -o "$o"
   local args=(--redefine-sym "$sym=ab_$1_chunk")
@@ -40,12 +41,20 @@ kernel() { # kernel SIDE: compile, rename the chunked kernel, hide everything el
     [ "$s" = "$sym" ] || args+=(--localize-symbol "$s")
   done
   objcopy "${args[@]}" "$o"
+  local t="$tmp/$1-tables.o"
+  cc -std=c11 -O2 -D_GNU_SOURCE -DAB_SIDE="$1" -I"$tmp/$1/dsp" -c "$root/bench/ab_chunk_side.c" -o "$t"
+  args=()
+  for s in $(nm -g --defined-only "$t" | awk '{print $3}'); do
+    case $s in ab_"$1"_tables | ab_"$1"_records) ;; *) args+=(--localize-symbol "$s") ;; esac
+  done
+  [ ${#args[@]} -eq 0 ] || objcopy "${args[@]}" "$t"
 }
 tree a "$a"
 tree b "$b"
 kernel a
 kernel b
-cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/dsp" "$root/bench/ab_chunk.c" "$root/dsp/chunk.c" \
-  "$root/dsp/cascade_sections.c" "$root/dsp/design.c" "$tmp/a.o" "$tmp/b.o" -lm -o "$tmp/ab"
+cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/dsp" "$root/bench/ab_chunk.c" \
+  "$root/dsp/cascade_sections.c" "$root/dsp/design.c" "$tmp/a.o" "$tmp/b.o" "$tmp/a-tables.o" \
+  "$tmp/b-tables.o" -lm -o "$tmp/ab"
 echo "A: ${a}  B: ${b:-working tree}  ($isa f32_s)"
 taskset -c "${FX_BENCH_CPU:-1}" "$tmp/ab" "$@"

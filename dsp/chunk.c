@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "chunk.h"
 
+#include <math.h>
 #include <string.h>
 
 void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef)
@@ -31,4 +32,11 @@ void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef)
   p->sb[1] = coef[2] - a2 * coef[0];
   p->sbf[0] = (float) p->sb[0];
   p->sbf[1] = (float) p->sb[1];
+  const double v[5] = {coef[0], coef[1], coef[2], p->sb[0], p->sb[1]};
+  p->scalable = 1;
+  for (int i = 0; i < 5; i++) {
+    const double a = fabs(v[i]);
+    if (a != 0.0 && !(a >= 0x1p-60 && a <= 0x1p60))
+      p->scalable = 0;
+  }
 }

@@ -50,6 +50,10 @@ typedef struct {
    * "Two forms"): sb[0] = b1 - a1 b0, sb[1] = b2 - a2 b0, in double and rounded to float. */
   double sb[2];
   float sbf[2];
+  /* 1 where b0, b1, b2, sb[0] and sb[1] are each 0 or of a magnitude in [2^-60, 2^60]: the
+   * kernels may scale them by powers of two up to 2^64 either way and stay clear of overflow and
+   * the subnormal range in float (kernel_chunk.h, ck_norm). */
+  int scalable;
 } fx_chunk_sec_t;
 
 /* One channel's record of one section between calls. All values are exact copies of what the
@@ -60,6 +64,7 @@ typedef struct {
   double st1, st2; /* the true state the kernel last wrote to the caller's state array */
   int phase;       /* frames of the current chunk done (0 .. L-1) */
   int valid;       /* 0: restart from the caller's state at the next call */
+  int t; /* zs and c are 2^t times the cascade's (the kernels' pass scale, kernel_chunk.h) */
 } fx_chunk_rec_t;
 
 /* The tables of a section with coefficients coef[5] (b0, b1, b2, a1, a2; a0 == 1). */

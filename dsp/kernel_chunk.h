@@ -47,7 +47,10 @@
 #include "kernel.h"
 #include "kernel_fpmode.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifndef K_CK_NV
@@ -92,30 +95,123 @@ K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, do
 #define K_CK_SB(p) ((p)->sb)
 #endif
 
-/* The numerators the zero-state pass specialises. scipy's designs put the gain in the first
- * section and leave b = (1, +-2, 1) (zeros at z = -1 or +1: Butterworth, Chebyshev I) or
- * (1, b1, 1) (zeros on the unit circle: Chebyshev II, elliptic) in the others. A product by 1 or
- * 2 is exact, so x + z1 rounds as b0 x + z1 does with b0 = 1 (every shape but the general one),
- * and z2 + (x + x) as b1 x + z2 with b1 = 2 (1, 2, 1, the one shape that keeps the transposed
- * form): the same numbers, with additions (which have their own pipes on many cores) in place of
- * multiply-adds. The engine's section balancing scales most numerators by a power of two, which
- * makes them general ones (docs/cascade.md, "Chunked kernels"). */
+/* The numerators the zero-state pass specialises. A product by 1 or 2 is exact, so x + z1
+ * rounds as b0 x + z1 does with b0 = 1, and z2 + (x + x) as b1 x + z2 with b1 = 2: the same
+ * numbers, with additions (which have their own pipes on many cores: on Zen 3 the two FP add
+ * pipes beside the two FMA pipes) in place of multiply-adds.
+ *   - K_CK_BINP: b = 1, 2, 1 exactly (zeros at z = -1: scipy's Butterworth and Chebyshev I
+ *     low-pass sections after the first, where the engine's balancing left them unscaled), the
+ *     one shape that keeps the transposed form: 2 multiply-adds and 3 additions;
+ *   - K_CK_UNIT: the state-space form with b0 = 1 (y = x + z1): 4 multiply-adds and an addition;
+ *   - K_CK_GEN: the state-space form, 5 multiply-adds.
+ * The engine's section balancing scales most numerators by a power of two (2^e (1, 2, 1),
+ * 2^e (1, b1, 1), ...: docs/cascade.md, "Section balancing"). The passes take that power of two
+ * out again (ck_norm below: exact, so the output is bit-identical), which makes those sections
+ * K_CK_UNIT ones; the form stays the one the section's own numerator chooses. */
 #ifndef K_CK_SHAPES
 #define K_CK_SHAPES
-enum { K_CK_GEN, K_CK_UNIT /* b0 = b2 = 1 */, K_CK_BINP /* 1, 2, 1 */, K_CK_BINM /* 1, -2, 1 */ };
+enum { K_CK_GEN, K_CK_UNIT /* state-space, b0 = 1 */, K_CK_BINP /* 1, 2, 1, transposed */ };
 #endif
-
-K_AI_CK int K_CK_FN(ck_shape)(const K_T *c)
-{
-  if (c[0] != (K_T) 1 || c[2] != (K_T) 1)
-    return K_CK_GEN;
-  return c[1] == (K_T) 2 ? K_CK_BINP : c[1] == (K_T) -2 ? K_CK_BINM : K_CK_UNIT;
-}
 
 /* 1 where a section of this shape runs the state-space form (above). */
 K_AI_CK int K_CK_FN(ck_ss)(int shape)
 {
   return shape != K_CK_BINP;
+}
+
+/* Sections per kernel pass: a longer cascade runs as consecutive passes of this many. */
+#define K_CK_SMAX 32
+
+/* One section as the passes run it. The numerator (and sb, its state-space input coefficients)
+ * is the section's times 2^m; m takes the power of two out of a numerator whose b0 is one, and
+ * the pass's first such-free section (its `absorber`) takes their product, so that the last
+ * section's output is the cascade's. Between them each section's signal and state are 2^t times
+ * the cascade's (t: the sum of the m up to the section). Powers of two are exact, so every
+ * sample and state is the cascade's own times 2^t (away from overflow and the subnormal range,
+ * which ck_norm keeps clear of), and the output is bit-identical. */
+typedef struct {
+  K_T c[5];  /* b0 b1 b2 (times 2^m) a1 a2 */
+  K_T sb[2]; /* sb1 sb2 (chunk.h) times 2^m */
+  int shape; /* K_CK_GEN, K_CK_UNIT or K_CK_BINP */
+  int t;     /* the section's output and state are 2^t times the cascade's */
+  double hs; /* 2^-t: back to the cascade's scale (the caller's state, the history) */
+} K_CK_FN(ck_sec_t);
+
+/* e where v = 2^e (a positive normal power of two), else INT_MIN; from the bits (no libm call
+ * in every kernel call). */
+K_AI_CK int K_CK_FN(ck_pow2)(double v)
+{
+  uint64_t b;
+  memcpy(&b, &v, sizeof(b));
+  const int ef = (int) ((b >> 52) & 0x7ff);
+  return (b & 0x800fffffffffffffull) == 0 && ef != 0 && ef != 0x7ff ? ef - 1023 : INT_MIN;
+}
+
+/* 2^e for -1022 <= e <= 1023, exactly. */
+K_AI_CK double K_CK_FN(ck_exp2)(int e)
+{
+  const uint64_t b = (uint64_t) (e + 1023) << 52;
+  double v;
+  memcpy(&v, &b, sizeof(v));
+  return v;
+}
+
+/* The sections of a pass (K <= K_CK_SMAX) as it runs them (ck_sec_t). Without a power of two to
+ * take out, or where a section to scale is not fx_chunk_sec_t's `scalable` or a scale would
+ * leave [2^-64, 2^64], every m is 0: the sections as given. */
+static void K_CK_FN(ck_norm)(const K_T *coef, const fx_chunk_sec_t *ps, int K,
+                             K_CK_FN(ck_sec_t) * q)
+{
+  int m[K_CK_SMAX], binp[K_CK_SMAX], e[K_CK_SMAX], absorber = -1, any = 0;
+  for (int k = 0; k < K; k++) {
+    const K_T *c = coef + 5 * (size_t) k;
+    binp[k] = c[0] == (K_T) 1 && c[1] == (K_T) 2 && c[2] == (K_T) 1;
+    e[k] = K_CK_FN(ck_pow2)((double) c[0]);
+    m[k] = 0;
+    if (absorber < 0 && !binp[k] && e[k] == INT_MIN)
+      absorber = k;
+    any |= e[k] != INT_MIN && e[k] != 0;
+  }
+  for (int k = 0; k < K && absorber < 0; k++)
+    if (!binp[k])
+      absorber = k;
+  int ok = any && absorber >= 0 && ps[absorber].scalable, sum = 0;
+  for (int k = 0; k < K && ok; k++)
+    if (k != absorber && e[k] != INT_MIN && e[k] != 0) {
+      ok = e[k] >= -64 && e[k] <= 64 && ps[k].scalable;
+      m[k] = -e[k];
+      sum += e[k];
+    }
+  m[absorber < 0 ? 0 : absorber] = ok ? sum : 0;
+  int t = 0;
+  for (int k = 0; k < K && ok; k++) {
+    t += m[k];
+    ok = t >= -64 && t <= 64 && m[k] >= -64 && m[k] <= 64;
+  }
+  t = 0;
+  for (int k = 0; k < K; k++) {
+    const int mk = ok ? m[k] : 0;
+    const K_T *c = coef + 5 * (size_t) k;
+    const K_T *sb = K_CK_SB(ps + k);
+    K_CK_FN(ck_sec_t) *r = q + k;
+    const K_T g = (K_T) K_CK_FN(ck_exp2)(mk); /* exact in K_T: |mk| <= 64 */
+    for (int i = 0; i < 3; i++)
+      r->c[i] = c[i] * g;
+    r->c[3] = c[3];
+    r->c[4] = c[4];
+    r->sb[0] = sb[0] * g;
+    r->sb[1] = sb[1] * g;
+    r->shape = binp[k] ? K_CK_BINP : r->c[0] == (K_T) 1 ? K_CK_UNIT : K_CK_GEN;
+    t += mk;
+    r->t = t;
+    r->hs = K_CK_FN(ck_exp2)(-t);
+  }
+}
+
+/* The scale of the history at boundary s (the input of section s) back to the cascade's. */
+K_AI_CK double K_CK_FN(ck_hs)(const K_CK_FN(ck_sec_t) * q, int s)
+{
+  return s > 0 ? q[s - 1].hs : 1.0;
 }
 
 /* Frames per piece of the chunk wavefront (its local buffer). */
@@ -129,9 +225,9 @@ K_AI_CK int K_CK_FN(ck_ss)(int shape)
  * reads its h from a table skewed by k), and at the end of a section's chunk its carry (a lane
  * event: the lane's end state into the carry, its recursion back to zero). Sections in groups of
  * up to K_W; buf (n <= K_CK_WFN frames, in place) from chunk position ph. */
-static void K_CK_FN(ck_wf_group)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec,
-                                 int g0, int G, K_T *buf, size_t n, int ph, double *hist, size_t f,
-                                 size_t frames)
+static void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_sec_t *ps,
+                                 fx_chunk_rec_t *rec, int g0, int G, K_T *buf, size_t n, int ph,
+                                 double *hist, size_t f, size_t frames)
 {
   _Alignas(64) K_T hs1[K_CK_L][K_W], hs2[K_CK_L][K_W];
   _Alignas(64) K_T t0[K_W], t1[K_W], t2[K_W], t3[K_W], t4[K_W], ki[K_W], fs[K_W];
@@ -145,12 +241,13 @@ static void K_CK_FN(ck_wf_group)(const K_T *coef, const fx_chunk_sec_t *ps, fx_c
       hs2[q][k] = k < G ? K_CK_H2(p)[i] : (K_T) 0;
     }
   for (int k = 0; k < K_W; k++) {
-    const K_T *c = coef + 5 * (size_t) (g0 + k);
+    const int on = k < G;
+    const K_T *c = on ? sq[g0 + k].c : NULL, *sb = on ? sq[g0 + k].sb : NULL;
     const fx_chunk_rec_t *r = rec + g0 + k;
-    const int on = k < G, ss = on && K_CK_FN(ck_ss)(K_CK_FN(ck_shape)(c));
+    const int ss = on && K_CK_FN(ck_ss)(sq[g0 + k].shape);
     t0[k] = on ? c[0] : (K_T) 0;
-    t1[k] = ss ? K_CK_SB(ps + g0 + k)[0] : on ? c[1] : (K_T) 0;
-    t2[k] = ss ? K_CK_SB(ps + g0 + k)[1] : on ? c[2] : (K_T) 0;
+    t1[k] = ss ? sb[0] : on ? c[1] : (K_T) 0;
+    t2[k] = ss ? sb[1] : on ? c[2] : (K_T) 0;
     fs[k] = (K_T) ss;
     t3[k] = on ? -c[3] : (K_T) 0;
     t4[k] = on ? -c[4] : (K_T) 0;
@@ -178,7 +275,8 @@ static void K_CK_FN(ck_wf_group)(const K_T *coef, const fx_chunk_sec_t *ps, fx_c
       for (int k = 1; k < G; k++) {
         const size_t fr = f + t - (size_t) k; /* the call's frame in lane k */
         if (t >= (size_t) k && t - (size_t) k < n && fr + 2 >= frames)
-          hist[2 * (g0 + k) + (int) (frames - 1 - fr)] = (double) xv[k];
+          hist[2 * (g0 + k) + (int) (frames - 1 - fr)] =
+              (double) xv[k] * K_CK_FN(ck_hs)(sq, g0 + k);
       }
     }
     const K_V y0 = K_FMA(B0, X, Z1);
@@ -223,9 +321,9 @@ static void K_CK_FN(ck_wf_group)(const K_T *coef, const fx_chunk_sec_t *ps, fx_c
 
 /* Frames [f, f + n) of the call, one channel (x: its frame f, stride C), from chunk position ph:
  * pieces of up to K_CK_WFN frames through every group of sections. */
-static void K_CK_FN(ck_wf)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, int K,
-                           K_IO *x, size_t C, size_t f, size_t n, int ph, double *hist,
-                           size_t frames)
+static void K_CK_FN(ck_wf)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
+                           fx_chunk_rec_t *rec, int K, K_IO *x, size_t C, size_t f, size_t n,
+                           int ph, double *hist, size_t frames)
 {
   K_T buf[K_CK_WFN];
   for (size_t i0 = 0; i0 < n; i0 += K_CK_WFN) {
@@ -237,11 +335,11 @@ static void K_CK_FN(ck_wf)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_r
     for (int g0 = 0; g0 <= K; g0 += K_W) {
       if (hist && fa + m + 2 > frames) /* the input of section g0 at the call's last frames */
         for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
-          hist[2 * g0 + (int) (frames - 1 - (fa + i))] = (double) buf[i];
+          hist[2 * g0 + (int) (frames - 1 - (fa + i))] = (double) buf[i] * K_CK_FN(ck_hs)(q, g0);
       if (g0 == K)
         break;
       const int G = K - g0 < K_W ? K - g0 : K_W;
-      K_CK_FN(ck_wf_group)(coef, ps, rec, g0, G, buf, m, pa, hist, fa, frames);
+      K_CK_FN(ck_wf_group)(q, ps, rec, g0, G, buf, m, pa, hist, fa, frames);
       if (g0 + G == K && hist && fa + m + 2 > frames) /* the output */
         for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
           hist[2 * K + (int) (frames - 1 - (fa + i))] = (double) buf[i];
@@ -397,7 +495,8 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
  * the block holds them uncorrected. */
 K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int kstride, int s, const K_T *bt, size_t f,
                                     size_t fend, size_t frames, int P, int per, const K_T *h1,
-                                    const K_T *h2, const K_T *cl1, const K_T *cl2, int corr)
+                                    const K_T *h2, const K_T *cl1, const K_T *cl2, int corr,
+                                    double scale)
 {
   for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
     if (g < f || g >= fend)
@@ -409,14 +508,14 @@ K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int kstride, int s, const K_T 
       if (corr)
         v = K_SFMA(h2[i], cl2[lane], K_SFMA(h1[i], cl1[lane], v));
       hist[(size_t) ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) s + (frames - 1 - g)] =
-          (double) v;
+          (double) v * scale;
     }
   }
 }
 
-static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, int K,
-                              int kstride, K_IO *x, size_t C, int P, int joint, size_t f, int nb,
-                              double *hist, size_t frames)
+static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
+                              fx_chunk_rec_t *rec, int K, int kstride, K_IO *x, size_t C, int P,
+                              int joint, size_t f, int nb, double *hist, size_t frames)
 {
   _Alignas(64) K_V buf[K_CK_L][K_CK_NV];
   _Alignas(64) K_T e1[K_CK_NB], e2[K_CK_NB], cl[2][2][K_CK_NB];
@@ -432,14 +531,15 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
   for (int s = 0; s <= K; s++) {
     if (tailrec) /* the input of section s: the previous section's corrected output */
       K_CK_FN(ck_block_hist)
-    (hist, kstride, s, bt, f, fend, frames, P, per, h1, h2, cl[cur][0], cl[cur][1], s > 0);
+    (hist, kstride, s, bt, f, fend, frames, P, per, h1, h2, cl[cur][0], cl[cur][1], s > 0,
+     K_CK_FN(ck_hs)(q, s));
     if (s == K)
       break;
     const fx_chunk_sec_t *p = ps + s;
     K_V z1[K_CK_NV], z2[K_CK_NV];
     for (int v = 0; v < K_CK_NV; v++)
       z1[v] = z2[v] = K_ZERO();
-    const K_T *c = coef + 5 * (size_t) s, *sb = K_CK_SB(p);
+    const K_T *c = q[s].c, *sb = q[s].sb;
     /* 1. zero-state pass (with the previous section's correction) */
 #define K_CK_ZS_SHAPE(NVC, CORR)                                                                   \
   switch (shape) {                                                                                 \
@@ -448,9 +548,6 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
     break;                                                                                         \
   case K_CK_BINP:                                                                                  \
     K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP);                      \
-    break;                                                                                         \
-  case K_CK_BINM:                                                                                  \
-    K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_BINM);                      \
     break;                                                                                         \
   default:                                                                                         \
     K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN);                       \
@@ -463,7 +560,7 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
       K_CK_ZS_SHAPE(NVC, 1)                                                                        \
     }                                                                                              \
     break;
-    const int shape = K_CK_FN(ck_shape)(c);
+    const int shape = q[s].shape;
     switch (nv) {
 #if K_CK_NV >= 4
       K_CK_ZS(4)
@@ -514,20 +611,20 @@ static void K_CK_FN(ck_block)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chun
         buf[i][v] = K_FMA(H2, C2[v], K_FMA(H1, C1[v], buf[i][v]));
     }
   if (tailrec) /* the output */
-    K_CK_FN(ck_block_hist)(hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0);
+    K_CK_FN(ck_block_hist)
+  (hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0, 1.0);
   K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 1);
 }
 
-/* The kernel (fx_kernel_chunk_*_fn; kernel.h). */
-void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, K_T *state,
-                  double *hist, int K, int kstride, K_IO *data, size_t frames, int channels)
+/* One pass of up to K_CK_SMAX sections over the call (the kernel below). */
+static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec,
+                             K_T *state, double *hist, int K, int kstride, K_IO *data,
+                             size_t frames, int channels)
 {
-  if (frames == 0 || channels <= 0)
-    return;
-  fx_fpmode_t mode;
-  fpmode_enter(&mode);
   const size_t C = (size_t) channels;
   const size_t ks = (size_t) kstride;
+  K_CK_FN(ck_sec_t) q[K_CK_SMAX];
+  K_CK_FN(ck_norm)(coef, ps, K, q);
   /* The records hold on only where every channel's state is still what this kernel left there
    * (and all are at the same chunk position); otherwise a new chunk grid starts here. */
   int ph = K > 0 ? rec[0].phase : 0, ok = 1;
@@ -543,17 +640,24 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
         fx_chunk_rec_t *r = rec + ch * ks + (size_t) s;
         const K_T *st = state + (ch * ks + (size_t) s) * 2;
         memset(r, 0, sizeof(*r));
-        r->c1 = (double) st[0];
-        r->c2 = (double) st[1];
+        r->c1 = (double) st[0] * K_CK_FN(ck_exp2)(q[s].t);
+        r->c2 = (double) st[1] * K_CK_FN(ck_exp2)(q[s].t);
+        r->t = q[s].t;
         r->valid = 1;
       }
     ph = 0;
-  }
-  if (hist && frames == 1) /* a one-frame call shifts one sample into the history */
+  } else /* a record kept at another scale (its sections' numerators changed): to this one */
     for (size_t ch = 0; ch < C; ch++)
-      for (int s = 0; s <= K; s++) {
-        double *h = hist + ch * (ks + 1) * 2 + 2 * (size_t) s;
-        h[1] = h[0];
+      for (int s = 0; s < K; s++) {
+        fx_chunk_rec_t *r = rec + ch * ks + (size_t) s;
+        if (r->t == q[s].t)
+          continue;
+        const double d = K_CK_FN(ck_exp2)(q[s].t - r->t);
+        r->zs1 *= d;
+        r->zs2 *= d;
+        r->c1 *= d;
+        r->c2 *= d;
+        r->t = q[s].t;
       }
   const int ph0 = ph;
   ph = (int) (((size_t) ph + frames) % K_CK_L);
@@ -573,22 +677,22 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
   if (full * P < (size_t) K_CK_MIN_VECTORS * K_W) {
     for (size_t ch = 0; ch < C; ch++)
       K_CK_FN(ck_wf)
-    (coef, ps, rec + ch * ks, K, data + ch, C, 0, frames, ph0,
-     hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
+    (q, ps, rec + ch * ks, K, data + ch, C, 0, frames, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
+     frames);
     goto done;
   }
   if (f) /* the rest of the chunk the previous call began */
     for (size_t ch = 0; ch < C; ch++)
       K_CK_FN(ck_wf)
-  (coef, ps, rec + ch * ks, K, data + ch, C, 0, f, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
+  (q, ps, rec + ch * ks, K, data + ch, C, 0, f, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
    frames);
   if (joint) { /* all channels in the lanes together */
     const size_t nbmax = (size_t) K_CK_NB / P;
     for (size_t j = 0; j < full;) {
       const size_t nb = full - j < nbmax ? full - j : nbmax;
       K_CK_FN(ck_block)
-      (coef, ps, rec, K, kstride, data + (f + j * K_CK_L) * C, C, (int) P, 1, f + j * K_CK_L,
-       (int) nb, hist, frames);
+      (q, ps, rec, K, kstride, data + (f + j * K_CK_L) * C, C, (int) P, 1, f + j * K_CK_L, (int) nb,
+       hist, frames);
       j += nb;
     }
   } else { /* channel by channel */
@@ -596,7 +700,7 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
       for (size_t j = 0; j < full;) {
         const size_t nb = full - j < K_CK_NB ? full - j : K_CK_NB;
         K_CK_FN(ck_block)
-        (coef, ps, rec + ch * ks, K, kstride, data + (f + j * K_CK_L) * C + ch, C, 1, 0,
+        (q, ps, rec + ch * ks, K, kstride, data + (f + j * K_CK_L) * C + ch, C, 1, 0,
          f + j * K_CK_L, (int) nb, hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
         j += nb;
       }
@@ -605,7 +709,7 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
   if (f < frames) /* a chunk the next call goes on with */
     for (size_t ch = 0; ch < C; ch++)
       K_CK_FN(ck_wf)
-  (coef, ps, rec + ch * ks, K, data + f * C + ch, C, f, frames - f, 0,
+  (q, ps, rec + ch * ks, K, data + f * C + ch, C, f, frames - f, 0,
    hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
 done:
   /* the true state, for the caller (and for the next call's check) */
@@ -615,16 +719,41 @@ done:
       K_T *st = state + (ch * ks + (size_t) s) * 2;
       double z1, z2;
       fx_chunk_true_state(ps + s, ph, r->zs1, r->zs2, r->c1, r->c2, &z1, &z2);
-      /* read back through a volatile: GCC 12's SLP vectoriser at -O2 otherwise stores the
-       * unrounded doubles into the record (double(float(z)) folded to z), and the next call
-       * would see a state that is not the one left here */
-      st[0] = (K_T) z1;
-      st[1] = (K_T) z2;
+      /* at the cascade's scale (exact: a power of two); read back through a volatile: GCC 12's
+       * SLP vectoriser at -O2 otherwise stores the unrounded doubles into the record
+       * (double(float(z)) folded to z), and the next call would see a state that is not the one
+       * left here */
+      st[0] = (K_T) (z1 * q[s].hs);
+      st[1] = (K_T) (z2 * q[s].hs);
       const volatile K_T *sv = st;
       r->st1 = (double) sv[0];
       r->st2 = (double) sv[1];
       r->phase = ph;
     }
+}
+
+/* The kernel (fx_kernel_chunk_*_fn; kernel.h): passes of up to K_CK_SMAX sections. */
+void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec, K_T *state,
+                  double *hist, int K, int kstride, K_IO *data, size_t frames, int channels)
+{
+  if (frames == 0 || channels <= 0)
+    return;
+  fx_fpmode_t mode;
+  fpmode_enter(&mode);
+  if (hist && frames == 1) /* a one-frame call shifts one sample into the history */
+    for (size_t ch = 0; ch < (size_t) channels; ch++)
+      for (int s = 0; s <= K; s++) {
+        double *h = hist + ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) s;
+        h[1] = h[0];
+      }
+  int g0 = 0;
+  do {
+    const int G = K - g0 < K_CK_SMAX ? K - g0 : K_CK_SMAX;
+    K_CK_FN(ck_pass)
+    (coef + 5 * (size_t) g0, ps + g0, rec + g0, state + 2 * (size_t) g0,
+     hist ? hist + 2 * (size_t) g0 : NULL, G, kstride, data, frames, channels);
+    g0 += G;
+  } while (g0 < K);
   fpmode_leave(&mode);
 }
 

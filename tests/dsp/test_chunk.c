@@ -13,6 +13,9 @@
  *     a new chunk grid starts from it: the output is that of a fresh record from that state;
  *   - a cascade run as two section ranges (kstride) gives the whole's output where the I/O type
  *     is the arithmetic type;
+ *   - the passes' powers of two (kernel_chunk.h, ck_norm): a cascade balanced otherwise is
+ *     bit-identical, and numerators that change in mid-stream under kept records agree with the
+ *     sequential kernel and stay split-invariant;
  *   - the tables: h1/h2 against the zero-input response computed directly, A^L against h. */
 #include <math.h>
 #include <stdint.h>
@@ -229,6 +232,118 @@ static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
   free(s);
 }
 
+static void setup_build(setup_t *u)
+{
+  for (int k = 0; k < 5 * KMAX; k++)
+    u->coef_f[k] = (float) u->coef[k];
+  for (int k = 0; k < KMAX; k++)
+    fx_chunk_sec_build(&u->ps[k], u->coef + 5 * k);
+}
+
+static void fill_input(int fl, void *x, size_t N)
+{
+  for (size_t i = 0; i < N; i++) {
+    const double v = 0.5 * rng_uniform();
+    if (fl == FL_F64)
+      ((double *) x)[i] = v;
+    else
+      ((float *) x)[i] = (float) v;
+  }
+}
+
+/* K = 4 sections: a general first one and three 2^e (1, b1, 1) ones, the layout the engine's
+ * balancing leaves and the passes take the powers of two out of (kernel_chunk.h, ck_norm). */
+static void pow2_sections(double *coef)
+{
+  random_sections(coef, 1);
+  static const int ex[3] = {-1, 1, -2};
+  for (int k = 1; k < 4; k++) {
+    double *c = coef + 5 * k;
+    const double r = 0.6 + 0.3 * (rng_uniform() + 1.0) / 2.0, th = 0.4 + (rng_uniform() + 1.0);
+    c[3] = -2.0 * r * cos(th);
+    c[4] = r * r;
+    const double g = ldexp(1.0, ex[k - 1]);
+    c[0] = g;
+    c[1] = g * 1.5 * rng_uniform();
+    c[2] = g;
+  }
+}
+
+/* Power-of-two identities through the passes' scaling:
+ *   - the same cascade balanced otherwise (a section's numerator times 2^e, the next one's
+ *     divided by it: exactly the same filter in floating point) gives bit-identical output;
+ *   - numerators that change in mid-stream (a section's b0 no longer a power of two, or one more
+ *     that is) with the records kept, so the passes' scales change under them: the output agrees
+ *     with the sequential kernel given the same change, and any split of the stream is
+ *     bit-identical to calls cut only at the change. */
+static void pow2_case(const fx_kernel_t *kn, int fl, int C)
+{
+  const int K = 4;
+  setup_t u = {.kn = kn, .fl = fl}, v = {.kn = kn, .fl = fl};
+  memset(u.coef, 0, sizeof(u.coef));
+  pow2_sections(u.coef);
+  memcpy(v.coef, u.coef, sizeof(u.coef));
+  const int j = 1 + (int) (rng_next() % 2), e = rng_next() % 2 ? 3 : -2;
+  for (int i = 0; i < 3; i++) { /* rebalanced: section j times 2^e, section j + 1 over it */
+    v.coef[5 * j + i] = ldexp(v.coef[5 * j + i], e);
+    v.coef[5 * (j + 1) + i] = ldexp(v.coef[5 * (j + 1) + i], -e);
+  }
+  setup_build(&u);
+  setup_build(&v);
+  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl), half = NFRAMES / 2;
+  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+  fill_input(fl, x, N);
+  const char *isa = kn->name, *fn = fl_name[fl];
+  double sta[2 * KMAX * CMAX] = {0}, stb[2 * KMAX * CMAX] = {0}, sts[2 * KMAX * CMAX] = {0};
+  fx_chunk_rec_t ra[KMAX * CMAX], rb[KMAX * CMAX];
+  memset(ra, 0, sizeof(ra));
+  memset(rb, 0, sizeof(rb));
+  memcpy(a, x, N * es);
+  memcpy(b, x, N * es);
+  ck_call(&u, ra, sta, NULL, 0, K, K, a, NFRAMES, C);
+  ck_call(&v, rb, stb, NULL, 0, K, K, b, NFRAMES, C);
+  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: a rebalanced cascade's output differs", isa, fn, C);
+  /* the change in mid-stream: u's section j numerator times 0.75 (or a power of two in j + 1) */
+  setup_t w = u;
+  const double f = rng_next() % 2 ? 0.75 : 0.5;
+  for (int i = 0; i < 3; i++)
+    w.coef[5 * (f == 0.75 ? j : 3) + i] *= f;
+  setup_build(&w);
+  memset(sta, 0, sizeof(sta));
+  memset(stb, 0, sizeof(stb));
+  memset(ra, 0, sizeof(ra));
+  memset(rb, 0, sizeof(rb));
+  memcpy(a, x, N * es);
+  memcpy(b, x, N * es);
+  memcpy(s, x, N * es);
+  ck_call(&u, ra, sta, NULL, 0, K, K, a, half, C);
+  ck_call(&w, ra, sta, NULL, 0, K, K, a + half * (size_t) C * es, NFRAMES - half, C);
+  for (size_t pos = 0; pos < NFRAMES;) {
+    size_t n = split_size();
+    const size_t end = pos < half ? half : NFRAMES;
+    if (n > end - pos)
+      n = end - pos;
+    ck_call(pos < half ? &u : &w, rb, stb, NULL, 0, K, K, b + pos * (size_t) C * es, n, C);
+    pos += n;
+  }
+  seq_call(&u, sts, NULL, K, s, half, C);
+  seq_call(&w, sts, NULL, K, s + half * (size_t) C * es, NFRAMES - half, C);
+  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: split output differs across a change", isa, fn, C);
+  double peak = 0, err = 0;
+  for (size_t i = 0; i < N; i++) {
+    peak = fmax(peak, fabs(at(fl, s, i)));
+    err = fmax(err, fabs(at(fl, a, i) - at(fl, s, i)));
+  }
+  const double tol = fl == FL_F64 ? 1e-12 : fl == FL_F32D ? 1e-6 : 1e-4;
+  CHECK(err <= tol * fmax(peak, 1e-3),
+        "%s %s C=%d: across a change of numerators, output %.3g off the sequential (peak %.3g)",
+        isa, fn, C, err, peak);
+  free(x);
+  free(a);
+  free(b);
+  free(s);
+}
+
 /* h1/h2 are the first row of A^n, and M = A^L. */
 static void test_tables(void)
 {
@@ -264,6 +379,12 @@ int main(void)
         for (int K = 0; K <= KMAX; K += K < 1 ? 1 : 3) {
           rng_seed(1000 + (uint64_t) (i * 100 + fl * 10 + C) * 8 + (uint64_t) K);
           one_case(kn, fl, C, K);
+        }
+    for (int fl = 0; fl < FL_N; fl++)
+      for (int C = 1; C <= CMAX; C++)
+        for (int rep = 0; rep < 4; rep++) {
+          rng_seed(5000 + (uint64_t) (i * 100 + fl * 10 + C) * 8 + (uint64_t) rep);
+          pow2_case(kn, fl, C);
         }
     printf("%s: chunked kernels checked\n", kn->name);
   }
