@@ -7,8 +7,9 @@
  * frames in place, the way the engine calls the kernel (history recorded). The sections are
  * all-pass (poles at radius 0.9), so the signal keeps its size however often it is filtered;
  * with --design butter, the K sections of a Butterworth low-pass of order 2K at 1 kHz (48 kHz),
- * as scipy lays it out (the gain in the first section, numerators 1, 2, 1 in the others: the
- * chunked kernels' additions, kernel_chunk.h).
+ * balanced as the engine installs them (fxc_build_coefs: scipy's layout, the gain in the first
+ * section and 1, 2, 1 in the others, with the numerators scaled by powers of two; the chunked
+ * kernels take those out again, kernel_chunk.h).
  * Each configuration is timed --reps times (each repetition at least --ms milliseconds of this
  * thread's CPU time, or wall-clock time with --wall) and the median and minimum are printed, one
  * CSV row per configuration:
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cascade_impl.h"
 #include "design.h"
 #include "kernel.h"
 
@@ -234,15 +236,15 @@ int main(int argc, char **argv)
   }
   for (int k = 0; k < maxK; k++) { /* all-pass, poles at 0.9 e^{+-j th} */
     const double th = 0.1 + 2.9 * k / (maxK + 1.0), a1 = -1.8 * cos(th), a2 = 0.81;
-    double c[5] = {a2, a1, 1.0, a1, a2};
-    if (butter) {
-      c[0] = bw[k].b0, c[1] = bw[k].b1, c[2] = bw[k].b2, c[3] = bw[k].a1, c[4] = bw[k].a2;
-    }
-    for (int j = 0; j < 5; j++) {
-      coef[5 * k + j] = c[j];
-      coef_f[5 * k + j] = (float) c[j];
-    }
+    const double c[5] = {a2, a1, 1.0, a1, a2};
+    memcpy(coef + 5 * k, c, sizeof(c));
   }
+  if (butter) { /* balanced as the engine installs it (its numerators scaled by powers of two) */
+    double ex[FX_DESIGN_MAX_SECTIONS + 1];
+    fxc_build_coefs(bw, maxK, 1.0, coef, ex);
+  }
+  for (int j = 0; j < 5 * maxK; j++)
+    coef_f[j] = (float) coef[j];
   ck_ps = malloc((size_t) maxK * sizeof(*ck_ps));
   ck_rec = calloc((size_t) maxC * (size_t) maxK, sizeof(*ck_rec));
   for (int k = 0; k < maxK; k++)

@@ -105,36 +105,65 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl)
          (dbl ? k->lanes_f64 >= 4 : k->lanes_f32 >= 8);
 }
 
-/* Whether `cur` runs through the chunked kernels, unless FX_CHUNK (read at configure) says
- * otherwise: "0" never, "1" always (tests, benchmarks). Float arithmetic wherever capable; double
- * arithmetic only under FX_PRECISION_AUTO and where its probe found the chunked double path as
- * accurate as the sequential one to within the F32 output's rounding (the chunk correction
- * cancels large terms behind poles close together near z = 1: an order-31 Chebyshev I at 100 Hz
- * measured 120.8 dB against 137.2), so that FX_PRECISION_DOUBLE keeps the sequential kernels'
- * accuracy. */
+/* The sequential float kernels run a step of every section of every channel in the lanes of a
+ * vector (kernel_simd.h's wavefront; for one or two channels the 256-bit code, 8 float lanes, on
+ * AVX2 and AVX-512 alike, as the chunked kernels): one or two such vectors are one or two
+ * recurrences whose latency sets the pace, about the same time per frame for 1 to 16
+ * section-channels; the chunked kernels' time grows with the sections times the channels.
+ * Measured in one process (bench/chunkseq.c; chunked over sequential, AVX2, Butterworth sections
+ * as the engine balances them, 1024-frame calls unless said; docs/cascade.md, "Which kernel"):
+ * mono 4 sections 0.46, 8 0.77, 10 0.94, 12 1.08 (4096 frames: 0.99), 16 1.39 (1.18); stereo 3
+ * 0.59, 4 0.63, 5 0.88, 6 0.92 (the seed chain 0.95; 4096 frames 0.95), 8 1.25. So the chunked
+ * kernels pay up to 12 section-channels: 1.5 vectors of 8 lanes. */
+int fxc_chunk_pays(const fx_cascade_t *c, int K)
+{
+  const size_t w = c->kernel->lanes_f32 < 8 ? (size_t) c->kernel->lanes_f32 : 8;
+  return c->channels > 0 && 2 * (size_t) K * (size_t) c->channels <= 3 * w;
+}
+
+int fxc_chunk_env(void)
+{
+  const char *e = getenv("FX_CHUNK");
+  return e && (e[0] == '0' || e[0] == '1') && e[1] == 0 ? e[0] - '0' : -1;
+}
+
+/* Whether `cur` runs through the chunked kernels, unless FX_CHUNK says otherwise. Float
+ * arithmetic where capable and either faster (fxc_chunk_pays) or, under FX_PRECISION_AUTO, the
+ * one float path its probe found as accurate as scipy's float32 (cascade_precision.c); with both
+ * float paths accurate enough under AUTO, the faster. Double arithmetic only under
+ * FX_PRECISION_AUTO and where its probe found the chunked double path as accurate as the
+ * sequential one to within the F32 output's rounding (the chunk correction cancels large terms
+ * behind poles close together near z = 1: an order-31 Chebyshev I at 100 Hz measured 120.8 dB
+ * against 137.2), so that FX_PRECISION_DOUBLE keeps the sequential kernels' accuracy. */
 int fxc_want_chunked(const fx_cascade_t *c, int dbl)
 {
   const fx_kernel_t *k = c->kernel;
   const int have = c->format == FX_SAMPLE_F64 ? k->ck_f64 != NULL
                    : dbl                      ? k->ck_f32_d != NULL
                                               : k->ck_f32_s != NULL;
-  const char *e = getenv("FX_CHUNK");
+  const int env = fxc_chunk_env();
   if (!have || c->channels < 1)
     return 0;
-  if (e && (e[0] == '0' || e[0] == '1') && e[1] == 0)
-    return e[0] == '1';
+  if (env >= 0)
+    return env;
   if (!fxc_chunk_capable(c, dbl))
     return 0;
-  return !dbl || (c->precision == FX_PRECISION_AUTO && c->pr_valid && c->pr_ck_double);
+  const int probed = c->precision == FX_PRECISION_AUTO && c->pr_valid;
+  if (dbl)
+    return probed && c->pr_ck_double;
+  const int pays = fxc_chunk_pays(c, c->cur.K);
+  return probed ? c->pr_ck_ok && (pays || !c->pr_seq_ok) : pays;
 }
 
 void fxc_chunk_policy(fx_cascade_t *c)
 {
   c->chunked = fxc_want_chunked(c, c->dbl);
-  const char *e = getenv("FX_CHUNK");
   const int lanes = c->dbl ? c->kernel->lanes_f64 : c->kernel->lanes_f32;
-  c->ck_always = c->chunked && ((e && strcmp(e, "1") == 0) ||
-                                (!c->dbl && c->pr_valid && c->pr_single && c->pr_chunk_only));
+  /* every call where FX_CHUNK=1 says so, or where the probe found the sequential float path not
+   * accurate enough */
+  c->ck_always = c->chunked &&
+                 (fxc_chunk_env() == 1 ||
+                  (!c->dbl && c->precision == FX_PRECISION_AUTO && c->pr_valid && !c->pr_seq_ok));
   c->ck_min_frames = c->chunked && c->channels > 0
                          ? 2 * (size_t) lanes * FX_CHUNK_L / (size_t) c->channels
                          : SIZE_MAX;
@@ -358,8 +387,8 @@ fx_status_t fx_cascade_configure(fx_cascade_t *c, int channels, fx_sample_format
   c->channels = channels;
   c->format = format;
   c->precision = precision;
-  if (c->pr_valid &&
-      (fxc_want_chunked(c, 0) != c->pr_chunked || fxc_chunk_capable(c, 1) != c->pr_ckd_measured))
+  if (c->pr_valid && (fxc_chunk_capable(c, 0) != c->pr_cks_measured ||
+                      fxc_chunk_capable(c, 1) != c->pr_ckd_measured))
     c->pr_valid = 0; /* the probe measured other paths */
   /* AUTO: double until a probe of the installed design says single is as accurate as scipy's
    * float32 sosfilt (cascade_precision.c). */

@@ -208,7 +208,10 @@ struct fx_cascade {
   /* FX_PRECISION_AUTO's last probe (cascade_precision.c): the design it measured (pr_K sections,
    * engine coefficients in double), its errors (SER in dB against double) and the decision. */
   double *pr_coef;
-  int pr_K, pr_valid, pr_single, pr_chunked, pr_chunk_only;
+  int pr_K, pr_valid, pr_single;
+  /* the float paths: sequential and chunked as accurate as scipy's float32 (pr_seq_ok,
+   * pr_ck_ok); whether the chunked one was probed (it is where it can run) */
+  int pr_seq_ok, pr_ck_ok, pr_cks_measured;
   int pr_ckd_measured, pr_ck_double; /* the chunked double path: probed; as accurate as double */
   double pr_ser_single, pr_ser_scipy, pr_ser_ck_double;
   uint64_t probes;
@@ -250,6 +253,11 @@ void fxc_update_backend(fx_cascade_t *c);
 /* Whether the chunked kernels can run this cascade in this arithmetic (dbl), and whether `cur`
  * runs through them. */
 int fxc_chunk_capable(const fx_cascade_t *c, int dbl);
+/* Whether the chunked float kernels are faster than the sequential ones for K sections over the
+ * configured channels (cascade.c). */
+int fxc_chunk_pays(const fx_cascade_t *c, int K);
+/* FX_CHUNK, read at configure: -1 unset, 0 never chunked, 1 always (tests, benchmarks). */
+int fxc_chunk_env(void);
 int fxc_want_chunked(const fx_cascade_t *c, int dbl);
 /* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic, and the
  * backend string. */

@@ -540,6 +540,9 @@ fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *sta
           c->jn[j].target[i] = set.jn_g[j][i];
     }
   }
+  /* which kernels the installed sections take (fxc_chunk_pays() counts them) */
+  if (ret == FX_OK && c->channels > 0)
+    fxc_chunk_policy(c);
   stage_set_free(&set);
   return ret;
 }

@@ -129,7 +129,7 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double 
   for (size_t i = 0; i < n; i++)
     ref[i] = (double) x[i];
   kn->f64(coef, st, NULL, K, K, ref, n, 1);
-  /* the float paths this cascade may run: sequential, and chunked where it has lanes to fill */
+  /* the float paths this cascade may run: sequential, and chunked where it can run */
   for (int k = 0; k < 5 * K; k++)
     cf[k] = (float) coef[k];
   memcpy(y, x, n * sizeof(float));
@@ -137,7 +137,8 @@ int fxc_probe_single(fx_cascade_t *c, const fxc_probe_design_t *d, const double 
   kn->f32_s(cf, (float *) st, NULL, K, K, y, n, 1);
   *ser_seq = ser_db(ref, y, n);
   *ser_chunk = NAN;
-  if (fxc_want_chunked(c, 0)) {
+  const int env = fxc_chunk_env();
+  if (env == 1 || (env < 0 && fxc_chunk_capable(c, 0))) {
     memcpy(y, x, n * sizeof(float));
     memset(st, 0, Kr * 2 * sizeof(double));
     for (int k = 0; k < K; k++)
@@ -248,14 +249,18 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
       c->pr_valid = 1;
       c->pr_ser_scipy = b;
       const double bar = b + FX_PROBE_MARGIN_DB + FX_PROBE_MARGIN_TAU_DB * sqrt(tau / (double) n);
-      /* Single where the float paths the engine would take pass: both (short calls run the
-       * sequential kernels), or the chunked one alone, which the engine then takes for every
-       * call; double otherwise. */
+      /* Single where a float path passes: the sequential one, the chunked one (measured where
+       * it can run), or both; fxc_want_chunked() then takes the faster of those that pass (the
+       * chunked one for every call where it passes alone), and double otherwise. */
       const int seq_ok = isfinite(sq) && sq >= bar, ck_ok = isfinite(sc) && sc >= bar;
-      c->pr_chunked = fxc_want_chunked(c, 0);
-      c->pr_single = c->pr_chunked ? ck_ok : seq_ok;
-      c->pr_chunk_only = c->pr_chunked && ck_ok && !seq_ok;
-      c->pr_ser_single = !c->pr_chunked ? sq : c->pr_chunk_only || !ck_ok ? sc : fmin(sq, sc);
+      c->pr_seq_ok = seq_ok;
+      c->pr_ck_ok = ck_ok;
+      c->pr_cks_measured = fxc_chunk_capable(c, 0);
+      const int env = fxc_chunk_env();
+      c->pr_single = env == 1 ? ck_ok : env == 0 ? seq_ok : seq_ok || ck_ok;
+      /* the error of what runs: both paths where short calls run the sequential one */
+      const int chunked = env >= 0 ? env : ck_ok && (fxc_chunk_pays(c, K) || !seq_ok);
+      c->pr_ser_single = !chunked ? sq : !seq_ok || env == 1 ? sc : fmin(sq, sc);
       /* the chunked double path where it keeps double's accuracy to within the F32 output's
        * rounding (the sequential double path measures about 150 dB here, F32's own floor) */
       c->pr_ckd_measured = fxc_chunk_capable(c, 1);

@@ -468,17 +468,18 @@ def _hard_case_set(n, seed=16):
 @pytest.mark.parametrize("C", [1, 2])
 def test_auto_double_runs_chunked_only_where_as_accurate(C):
     """Under precision=auto, a design the probe sends to double runs the chunked double kernels
-    where their probe error reaches double's bar (140 dB against the sequential double): the seed
-    chain's order-8 low-pass at 12 kHz (float arithmetic no more accurate than scipy's there, so
-    double) then gives precision=double's output to within the F32 output's rounding. An order-31
+    where their probe error reaches double's bar (140 dB against the sequential double): an
+    order-12 Butterworth low-pass at 15 kHz (neither float path more accurate than scipy's float32
+    there, so double) then gives precision=double's output to within the F32 output's rounding.
+    An order-31
     Chebyshev I at 100 Hz, where the chunk correction cancels large terms, keeps the sequential
     kernels; precision=double never runs chunked. Stereo keeps the sequential kernels too (the
     in-place wavefront is as fast as the chunked double code's 4 lanes): precision=double's
     output."""
     x = noise(32768, C, seed=31, dtype=np.float32)
-    lp = sig.butter(8, 12000, fs=FS, output="sos")
+    lp = sig.butter(12, 15000, fs=FS, output="sos")
     cheb = sig.cheby1(31, 1, 100, fs=FS, output="sos")
-    for name, sos, chunked in (("butter8-lp-12k", lp, True), ("cheby1-31-100", cheb, False)):
+    for name, sos, chunked in (("butter12-lp-15k", lp, True), ("cheby1-31-100", cheb, False)):
         ref = sig.sosfilt(sos, x.astype(np.float64), axis=0)
         a = fc.Cascade(C, np.float32, "auto", sos=sos)
         d = fc.Cascade(C, np.float32, "double", sos=sos)
@@ -499,6 +500,27 @@ def test_auto_double_runs_chunked_only_where_as_accurate(C):
             assert ser_db(ya, ref) >= 140.0, name
         else:
             assert np.array_equal(ya, yd), name
+
+
+@pytest.mark.parametrize("C, order, chunked", [(1, 8, True), (1, 24, True), (1, 32, False),
+                                               (2, 8, True), (2, 12, True), (2, 16, False)])
+def test_single_takes_the_faster_float_kernel(C, order, chunked):
+    """precision=single takes the chunked float kernels where they are faster than the sequential
+    ones: up to 1.5 vectors of section-channels (12 on AVX2's 8 float lanes: mono up to 12
+    sections, stereo up to 6), where the sequential kernels' one or two recurrences set the pace
+    (docs/cascade.md, "Which kernel"); beyond that the sequential ones. Either way the output is
+    the same filter: within float's rounding of scipy's float64."""
+    sos = sig.butter(order, 2000, fs=FS, output="sos")
+    c = fc.Cascade(C, np.float32, "single", sos=sos)
+    m = re.fullmatch(r"cpu-([a-z0-9]+)-f32(-chunk)?", c.backend)
+    assert m, c.backend
+    if m.group(1) != "avx2":
+        pytest.skip("the boundary is measured for AVX2's 8 float lanes (this CPU: %s)" % m.group(1))
+    assert (m.group(2) is not None) == chunked, (C, order, c.backend)
+    x = noise(16384, C, seed=order, dtype=np.float32)
+    y = c.filter(x, split=random_split(len(x), seed=order))
+    ref = sig.sosfilt(sos, x.astype(np.float64), axis=0)
+    assert ser_db(y, ref) >= 90.0, (C, order, ser_db(y, ref))
 
 
 def test_auto_at_least_scipy_f32_on_hard_cases():

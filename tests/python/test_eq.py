@@ -332,7 +332,11 @@ def chain_text(bands=CHAIN_BANDS, pre=-2.0):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["F64", "F32"])
 def test_fused_with_butterworth(dtype):
     """fxbutterworth ! fxeq inside fxchain: one cascade, one dispatch per buffer, equal to the
-    unfused chain (two dispatches per buffer) and to scipy."""
+    unfused chain (two dispatches per buffer) and to scipy. F32 (precision=auto): at least as
+    accurate as scipy's float32 sosfilt of the same sections, auto's promise. (Not necessarily as
+    the unfused chain: the fused 7 sections in stereo run the sequential float kernels, faster
+    there, where the two stages alone, 2 and 5 sections, run the chunked ones, which carry their
+    state in double: docs/cascade.md, "Which kernel".)"""
     x = noise(RATE // 2, 2, seed=11, dtype=dtype)
     sizes = split_sizes(x.shape[0], ("random", 1, 3000), rng=np.random.default_rng(3))
     fused = run_chain(chain_text(), x, True, sizes)
@@ -350,7 +354,10 @@ def test_fused_with_butterworth(dtype):
         assert e <= FUSED_TOL, "fused vs unfused %.3g" % e
         assert rel_err(fused.y, ref) <= F64_TOL
     else:
-        assert ser_db(fused.y, ref) >= ser_db(unfused.y, ref) - 1.0
+        s32 = ser_db(ss.sosfilt(sos.astype(np.float32), x, axis=0) * np.float32(10 ** (-2 / 20)),
+                     ref)
+        record("fxeq fused F32 SER over scipy float32", "dB", ser_db(fused.y, ref) - s32, "bw+eq")
+        assert ser_db(fused.y, ref) >= s32, (ser_db(fused.y, ref), s32)
 
 
 def band_change_at(k, changes):
