@@ -17,7 +17,7 @@
  * F32 float-arithmetic flavour (f32_s) is compared. */
 #include "cascade_impl.h"
 #include "chunk.h"
-#include "design.h"
+#include "ckbench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,52 +35,25 @@ void *ab_a_records(size_t n), *ab_b_records(size_t n);
 
 #define AB_MAX_ROUNDS 401
 
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+typedef struct {
+  ab_fn_t **fn;
+  const float *coef_f;
+  void **ps, **rec;
+  float **st;
+  const float *x;
+  float *y;
+  int K;
+  size_t F;
+  int C;
+} ab_ctx_t;
 
-static int cmp_double(const void *a, const void *b)
+/* One call of kernel A (side 0) or B (side 1) on a fresh copy of the input. */
+static void ab_call(void *p, int side)
 {
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static int design(const char *name, int K, fx_sos_t *sos)
-{
-  if (!strcmp(name, "allpass")) {
-    for (int k = 0; k < K; k++) {
-      const double th = 0.1 + 2.9 * k / (K + 1.0), a1 = -1.8 * cos(th), a2 = 0.81;
-      sos[k] = (fx_sos_t){a2, a1, 1.0, a1, a2};
-    }
-    return 1;
-  }
-  int n = 0, m = 0;
-  if (!strcmp(name, "seed") && K == 6) {
-    const fx_iir_spec_t hp = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_HIGH_PASS,
-                              .order = 4,
-                              .rate = 48000,
-                              .cutoff = 80};
-    const fx_iir_spec_t lp = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_LOW_PASS,
-                              .order = 8,
-                              .rate = 48000,
-                              .cutoff = 12000};
-    return fx_design_iir(&hp, sos, 2, &n) == FX_OK && n == 2 &&
-           fx_design_iir(&lp, sos + 2, 4, &m) == FX_OK && m == 4;
-  }
-  if (!strcmp(name, "butter")) {
-    const fx_iir_spec_t bw = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_LOW_PASS,
-                              .order = 2 * K,
-                              .rate = 48000,
-                              .cutoff = 1000};
-    return fx_design_iir(&bw, sos, K, &n) == FX_OK && n == K;
-  }
-  return 0;
+  const ab_ctx_t *c = p;
+  memcpy(c->y, c->x, c->F * (size_t) c->C * sizeof(float));
+  c->fn[side](c->coef_f, c->ps[side], c->rec[side], c->st[side], NULL, c->K, c->K, c->y, c->F,
+              c->C);
 }
 
 int main(int argc, char **argv)
@@ -94,7 +67,7 @@ int main(int argc, char **argv)
   const int rounds = argc > 5 ? atoi(argv[5]) : 41;
   fx_sos_t sos[FX_DESIGN_MAX_SECTIONS];
   if (K < 1 || K > FX_DESIGN_MAX_SECTIONS || C < 1 || C > 64 || F < 1 || F > (1u << 20) ||
-      rounds < 3 || rounds > AB_MAX_ROUNDS || !design(argv[4], K, sos)) {
+      rounds < 3 || rounds > AB_MAX_ROUNDS || !fxb_design(argv[4], K, sos)) {
     fprintf(stderr, "%s: bad arguments (seed needs K = 6)\n", argv[0]);
     return 2;
   }
@@ -143,26 +116,9 @@ int main(int argc, char **argv)
         "A and B differ in %zu samples or states over 4 calls: max |B - A| %.3g (max |A| %.3g)\n",
         ndiff, dmax, amax);
   free(ya);
-  double t[2][AB_MAX_ROUNDS], ratio[AB_MAX_ROUNDS];
-  for (int q = 0; q < rounds; q++)
-    for (int w = 0; w < 2; w++) {
-      const int side = (q + w) % 2; /* the order alternates */
-      size_t n = 0;
-      const double t0 = now();
-      double dt;
-      do {
-        memcpy(y, x, F * (size_t) C * sizeof(float));
-        fn[side](coef_f, ps[side], rec[side], st[side], NULL, K, K, y, F, C);
-        n++;
-        dt = now() - t0;
-      } while (dt < 0.02);
-      t[side][q] = dt / (double) n;
-    }
-  for (int q = 0; q < rounds; q++)
-    ratio[q] = t[1][q] / t[0][q];
-  qsort(ratio, (size_t) rounds, sizeof(double), cmp_double);
-  qsort(t[0], (size_t) rounds, sizeof(double), cmp_double);
-  qsort(t[1], (size_t) rounds, sizeof(double), cmp_double);
+  static double t[2][AB_MAX_ROUNDS], ratio[AB_MAX_ROUNDS];
+  ab_ctx_t ctx = {fn, coef_f, ps, rec, st, x, y, K, F, C};
+  fxb_alternate(ab_call, &ctx, rounds, t[0], t[1], ratio);
   printf("K=%d C=%d frames=%zu %s: A median %.0f ns (min %.0f), B median %.0f ns (min %.0f) per "
          "call with its copy; B/A %.3f (quartiles %.3f-%.3f, %d rounds)\n",
          K, C, F, argv[4], 1e9 * t[0][rounds / 2], 1e9 * t[0][0], 1e9 * t[1][rounds / 2],

@@ -9,12 +9,12 @@
  *
  * Usage: fx-bench-chunkseq [--isa NAME] C FRAMES DESIGN [ROUNDS]
  *   DESIGN: seed (the seed chain: Butterworth high-pass 80 Hz order 4, low-pass 12 kHz order 8)
- *   or bK (a Butterworth low-pass of order 2K at 1 kHz: K sections, e.g. b8)
+ *   or bK (a Butterworth low-pass of order 2K at 1 kHz: K sections, e.g. b8; ckbench.h)
  * Prints one line: the median time per call of each and chunked/sequential as the median of the
  * rounds' ratios, with quartiles. --isa: the instruction set (default: the best this CPU runs). */
 #include "cascade_impl.h"
 #include "chunk.h"
-#include "design.h"
+#include "ckbench.h"
 #include "kernel.h"
 
 #include <stdint.h>
@@ -25,49 +25,30 @@
 
 #define CS_MAX_ROUNDS 401
 
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+typedef struct {
+  const fx_kernel_t *kn;
+  const float *cf;
+  const fx_chunk_sec_t *ps;
+  fx_chunk_rec_t *rec;
+  float **st;
+  double **hist;
+  const float *x;
+  float *y;
+  int K;
+  size_t F;
+  int C;
+} cs_ctx_t;
 
-static int cmp_double(const void *a, const void *b)
+/* One call of the sequential (side 0) or the chunked kernel (side 1) on a fresh copy of the
+ * input, each with its own state. */
+static void cs_call(void *p, int side)
 {
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static int design(const char *name, fx_sos_t *sos, int *K)
-{
-  int n = 0, m = 0;
-  if (!strcmp(name, "seed")) {
-    const fx_iir_spec_t hp = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_HIGH_PASS,
-                              .order = 4,
-                              .rate = 48000,
-                              .cutoff = 80};
-    const fx_iir_spec_t lp = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_LOW_PASS,
-                              .order = 8,
-                              .rate = 48000,
-                              .cutoff = 12000};
-    *K = 6;
-    return fx_design_iir(&hp, sos, 2, &n) == FX_OK && n == 2 &&
-           fx_design_iir(&lp, sos + 2, 4, &m) == FX_OK && m == 4;
-  }
-  if (name[0] == 'b') {
-    *K = atoi(name + 1);
-    if (*K < 1 || *K > FX_DESIGN_MAX_SECTIONS / 2)
-      return 0;
-    const fx_iir_spec_t bw = {.family = FX_FAMILY_BUTTERWORTH,
-                              .mode = FX_MODE_LOW_PASS,
-                              .order = 2 * *K,
-                              .rate = 48000,
-                              .cutoff = 1000};
-    return fx_design_iir(&bw, sos, *K, &n) == FX_OK && n == *K;
-  }
-  return 0;
+  const cs_ctx_t *c = p;
+  memcpy(c->y, c->x, c->F * (size_t) c->C * sizeof(float));
+  if (side == 0)
+    c->kn->f32_s(c->cf, c->st[0], c->hist[0], c->K, c->K, c->y, c->F, c->C);
+  else
+    c->kn->ck_f32_s(c->cf, c->ps, c->rec, c->st[1], c->hist[1], c->K, c->K, c->y, c->F, c->C);
 }
 
 int main(int argc, char **argv)
@@ -86,9 +67,11 @@ int main(int argc, char **argv)
   const size_t F = (size_t) atol(argv[2]);
   const int rounds = argc > 4 ? atoi(argv[4]) : 41;
   fx_sos_t sos[FX_DESIGN_MAX_SECTIONS];
-  int K = 0;
+  const int seed = !strcmp(argv[3], "seed"), K = seed                ? 6
+                                                 : argv[3][0] == 'b' ? atoi(argv[3] + 1)
+                                                                     : 0;
   if (C < 1 || C > 64 || F < 1 || F > (1u << 20) || rounds < 3 || rounds > CS_MAX_ROUNDS ||
-      !design(argv[3], sos, &K)) {
+      !fxb_design(seed ? "seed" : "butter", K, sos)) {
     fprintf(stderr, "%s: bad arguments\n", argv[0]);
     return 2;
   }
@@ -125,28 +108,8 @@ int main(int argc, char **argv)
     x[i] = (float) ((double) (r >> 11) / 9007199254740992.0 - 0.5);
   }
   static double t[2][CS_MAX_ROUNDS], ratio[CS_MAX_ROUNDS];
-  for (int q = 0; q < rounds; q++)
-    for (int w = 0; w < 2; w++) {
-      const int side = (q + w) % 2; /* 0: sequential, 1: chunked; the order alternates */
-      size_t n = 0;
-      const double t0 = now();
-      double dt;
-      do {
-        memcpy(y, x, F * (size_t) C * sizeof(float));
-        if (side == 0)
-          kn->f32_s(cf, st[0], hist[0], K, K, y, F, C);
-        else
-          kn->ck_f32_s(cf, ps, rec, st[1], hist[1], K, K, y, F, C);
-        n++;
-        dt = now() - t0;
-      } while (dt < 0.02);
-      t[side][q] = dt / (double) n;
-    }
-  for (int q = 0; q < rounds; q++)
-    ratio[q] = t[1][q] / t[0][q];
-  qsort(ratio, (size_t) rounds, sizeof(double), cmp_double);
-  qsort(t[0], (size_t) rounds, sizeof(double), cmp_double);
-  qsort(t[1], (size_t) rounds, sizeof(double), cmp_double);
+  cs_ctx_t ctx = {kn, cf, ps, rec, st, hist, x, y, K, F, C};
+  fxb_alternate(cs_call, &ctx, rounds, t[0], t[1], ratio);
   printf("%s %s K=%d C=%d frames=%zu: sequential %.0f ns, chunked %.0f ns per call (medians, with "
          "the copy); chunked/sequential %.3f (quartiles %.3f-%.3f, %d rounds)\n",
          kn->name, argv[3], K, C, F, 1e9 * t[0][rounds / 2], 1e9 * t[1][rounds / 2],

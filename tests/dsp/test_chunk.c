@@ -125,18 +125,18 @@ static size_t split_size(void)
   return sizes[r % 10] + (r & 1024 ? (size_t) ((r >> 20) % 700) : 0);
 }
 
-static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
+/* The float coefficients and the tables of u's first K sections. */
+static void setup_build(setup_t *u, int K)
 {
-  setup_t u;
-  u.kn = kn;
-  u.fl = fl;
-  random_sections(u.coef, K);
   for (int k = 0; k < 5 * K; k++)
-    u.coef_f[k] = (float) u.coef[k];
+    u->coef_f[k] = (float) u->coef[k];
   for (int k = 0; k < K; k++)
-    fx_chunk_sec_build(&u.ps[k], u.coef + 5 * k);
-  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl);
-  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+    fx_chunk_sec_build(&u->ps[k], u->coef + 5 * k);
+}
+
+/* N random samples in [-0.5, 0.5] of the flavour's I/O type. */
+static void fill_input(int fl, void *x, size_t N)
+{
   for (size_t i = 0; i < N; i++) {
     const double v = 0.5 * rng_uniform();
     if (fl == FL_F64)
@@ -144,6 +144,18 @@ static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
     else
       ((float *) x)[i] = (float) v;
   }
+}
+
+static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
+{
+  setup_t u;
+  u.kn = kn;
+  u.fl = fl;
+  random_sections(u.coef, K);
+  setup_build(&u, K);
+  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl);
+  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+  fill_input(fl, x, N);
   memcpy(a, x, N * es);
   memcpy(b, x, N * es);
   memcpy(s, x, N * es);
@@ -232,25 +244,6 @@ static void one_case(const fx_kernel_t *kn, int fl, int C, int K)
   free(s);
 }
 
-static void setup_build(setup_t *u)
-{
-  for (int k = 0; k < 5 * KMAX; k++)
-    u->coef_f[k] = (float) u->coef[k];
-  for (int k = 0; k < KMAX; k++)
-    fx_chunk_sec_build(&u->ps[k], u->coef + 5 * k);
-}
-
-static void fill_input(int fl, void *x, size_t N)
-{
-  for (size_t i = 0; i < N; i++) {
-    const double v = 0.5 * rng_uniform();
-    if (fl == FL_F64)
-      ((double *) x)[i] = v;
-    else
-      ((float *) x)[i] = (float) v;
-  }
-}
-
 /* K = 4 sections: a general first one and three 2^e (1, b1, 1) ones, the layout the engine's
  * balancing leaves and the passes take the powers of two out of (kernel_chunk.h, ck_norm). */
 static void pow2_sections(double *coef)
@@ -288,8 +281,8 @@ static void pow2_case(const fx_kernel_t *kn, int fl, int C)
     v.coef[5 * j + i] = ldexp(v.coef[5 * j + i], e);
     v.coef[5 * (j + 1) + i] = ldexp(v.coef[5 * (j + 1) + i], -e);
   }
-  setup_build(&u);
-  setup_build(&v);
+  setup_build(&u, K);
+  setup_build(&v, K);
   const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl), half = NFRAMES / 2;
   unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
   fill_input(fl, x, N);
@@ -308,7 +301,7 @@ static void pow2_case(const fx_kernel_t *kn, int fl, int C)
   const double f = rng_next() % 2 ? 0.75 : 0.5;
   for (int i = 0; i < 3; i++)
     w.coef[5 * (f == 0.75 ? j : 3) + i] *= f;
-  setup_build(&w);
+  setup_build(&w, K);
   memset(sta, 0, sizeof(sta));
   memset(stb, 0, sizeof(stb));
   memset(ra, 0, sizeof(ra));
