@@ -127,6 +127,12 @@ int fxc_chunk_env(void)
   return e && (e[0] == '0' || e[0] == '1') && e[1] == 0 ? e[0] - '0' : -1;
 }
 
+int fxc_float_chunked(const fx_cascade_t *c, int K, int seq_ok, int ck_ok)
+{
+  const int env = fxc_chunk_env();
+  return env >= 0 ? env : ck_ok && (fxc_chunk_pays(c, K) || !seq_ok);
+}
+
 /* Whether `cur` runs through the chunked kernels, unless FX_CHUNK says otherwise. Float
  * arithmetic where capable and either faster (fxc_chunk_pays) or, under FX_PRECISION_AUTO, the
  * one float path its probe found as accurate as scipy's float32 (cascade_precision.c); with both
@@ -151,8 +157,8 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
   const int probed = c->precision == FX_PRECISION_AUTO && c->pr_valid;
   if (dbl)
     return probed && c->pr_ck_double;
-  const int pays = fxc_chunk_pays(c, c->cur.K);
-  return probed ? c->pr_ck_ok && (pays || !c->pr_seq_ok) : pays;
+  return probed ? fxc_float_chunked(c, c->cur.K, c->pr_seq_ok, c->pr_ck_ok)
+                : fxc_chunk_pays(c, c->cur.K);
 }
 
 void fxc_chunk_policy(fx_cascade_t *c)

@@ -258,6 +258,10 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl);
 int fxc_chunk_pays(const fx_cascade_t *c, int K);
 /* FX_CHUNK, read at configure: -1 unset, 0 never chunked, 1 always (tests, benchmarks). */
 int fxc_chunk_env(void);
+/* Whether float arithmetic over K sections runs chunked, given which float paths the probe found
+ * accurate enough: FX_CHUNK where set, else the chunked path where it passes and is the faster or
+ * the only one that passes. */
+int fxc_float_chunked(const fx_cascade_t *c, int K, int seq_ok, int ck_ok);
 int fxc_want_chunked(const fx_cascade_t *c, int dbl);
 /* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic, and the
  * backend string. */

@@ -505,9 +505,7 @@ static fx_status_t choose_arithmetic(fx_cascade_t *c, const fx_cascade_stage_t *
   const int dbl = fxc_auto_precision(c, &d);
   if (c->channels > 0 && !c->offload && dbl != c->dbl)
     fxc_set_arithmetic(c, dbl);
-  if (c->channels > 0) /* the chunked calls may change with the decision */
-    fxc_chunk_policy(c);
-  ret = FX_OK;
+  ret = FX_OK; /* the chunked calls follow after the install (fx_cascade_set_stages()) */
 out:
   free(K);
   free(pure);
@@ -540,8 +538,9 @@ fx_status_t fx_cascade_set_stages(fx_cascade_t *c, const fx_cascade_stage_t *sta
           c->jn[j].target[i] = set.jn_g[j][i];
     }
   }
-  /* which kernels the installed sections take (fxc_chunk_pays() counts them) */
-  if (ret == FX_OK && c->channels > 0)
+  /* which kernels the installed sections take (fxc_chunk_pays() counts them; the probe may have
+   * changed its verdict even where the install failed) */
+  if (c->channels > 0)
     fxc_chunk_policy(c);
   stage_set_free(&set);
   return ret;

@@ -259,7 +259,7 @@ int fxc_auto_precision(fx_cascade_t *c, const fxc_probe_design_t *d)
       const int env = fxc_chunk_env();
       c->pr_single = env == 1 ? ck_ok : env == 0 ? seq_ok : seq_ok || ck_ok;
       /* the error of what runs: both paths where short calls run the sequential one */
-      const int chunked = env >= 0 ? env : ck_ok && (fxc_chunk_pays(c, K) || !seq_ok);
+      const int chunked = fxc_float_chunked(c, K, seq_ok, ck_ok);
       c->pr_ser_single = !chunked ? sq : !seq_ok || env == 1 ? sc : fmin(sq, sc);
       /* the chunked double path where it keeps double's accuracy to within the F32 output's
        * rounding (the sequential double path measures about 150 dB here, F32's own floor) */

@@ -134,7 +134,6 @@ typedef struct {
   K_T sb[2]; /* sb1 sb2 (chunk.h) times 2^m */
   int shape; /* K_CK_GEN, K_CK_UNIT or K_CK_BINP */
   int t;     /* the section's output and state are 2^t times the cascade's */
-  double hs; /* 2^-t: back to the cascade's scale (the caller's state, the history) */
 } K_CK_FN(ck_sec_t);
 
 /* e where v = 2^e (a positive normal power of two), else INT_MIN; from the bits (no libm call
@@ -204,14 +203,13 @@ static void K_CK_FN(ck_norm)(const K_T *coef, const fx_chunk_sec_t *ps, int K,
     r->shape = binp[k] ? K_CK_BINP : r->c[0] == (K_T) 1 ? K_CK_UNIT : K_CK_GEN;
     t += mk;
     r->t = t;
-    r->hs = K_CK_FN(ck_exp2)(-t);
   }
 }
 
 /* The scale of the history at boundary s (the input of section s) back to the cascade's. */
 K_AI_CK double K_CK_FN(ck_hs)(const K_CK_FN(ck_sec_t) * q, int s)
 {
-  return s > 0 ? q[s - 1].hs : 1.0;
+  return s > 0 ? K_CK_FN(ck_exp2)(-q[s - 1].t) : 1.0;
 }
 
 /* Frames per piece of the chunk wavefront (its local buffer). */
@@ -723,8 +721,9 @@ done:
        * SLP vectoriser at -O2 otherwise stores the unrounded doubles into the record
        * (double(float(z)) folded to z), and the next call would see a state that is not the one
        * left here */
-      st[0] = (K_T) (z1 * q[s].hs);
-      st[1] = (K_T) (z2 * q[s].hs);
+      const double back = K_CK_FN(ck_exp2)(-q[s].t);
+      st[0] = (K_T) (z1 * back);
+      st[1] = (K_T) (z2 * back);
       const volatile K_T *sv = st;
       r->st1 = (double) sv[0];
       r->st2 = (double) sv[1];
