@@ -24,6 +24,17 @@ size_t fx_zero_nonfinite(void *x, size_t n, int is_f64);
  * (for data that must be made writable first). */
 int fx_has_nonfinite(const void *x, size_t n, int is_f64);
 
+/* The scan's implementations, one per instruction set (the results are the same on each): entry
+ * i of those this CPU supports, best first, with its name in *name when name is not NULL; NULL
+ * past the last. The functions above take entry 0. For the tests. */
+typedef struct {
+  size_t (*zero_f32)(float *x, size_t n);
+  size_t (*zero_f64)(double *x, size_t n);
+  int (*has_f32)(const float *x, size_t n);
+  int (*has_f64)(const double *x, size_t n);
+} fx_finite_impl_t;
+const fx_finite_impl_t *fx_finite_impl_get(int i, const char **name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -215,46 +215,88 @@ static void test_bad_arguments(void)
   CHECK(fx_reverb_bytes(2, 1e300) == 0, "reverb absurd rate");
 }
 
-/* dsp/finite.c: every NaN/+-Inf becomes +0, wherever it sits relative to the scan's blocks;
- * finite extremes (the largest, subnormals, -0) are left alone; the count is exact. */
+/* dsp/finite.c: every NaN/+-Inf becomes +0, wherever it sits relative to the scan's spans,
+ * blocks and short blocks; finite extremes (the largest, subnormals, -0) are left alone; the count
+ * is exact. Each implementation this CPU runs (one per instruction set), and the public functions.
+ */
+#define FIN_MAX 2200
+static int zero_nonfinite_case(const fx_finite_impl_t *im, size_t n, size_t at, int b)
+{
+  static const double bads[] = {NAN, -NAN, INFINITY, -INFINITY};
+  static const double goods[] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0, 1.0};
+  static const float goods_f[] = {FLT_MAX, -FLT_MAX, 1.4e-45f, -0.0f, 1.0f};
+  static double d[FIN_MAX];
+  static float f[FIN_MAX];
+  int wrong = 0;
+  for (size_t i = 0; i < n; i++) {
+    d[i] = goods[i % 5];
+    f[i] = goods_f[i % 5];
+  }
+  wrong += im->has_f64(d, n) != 0 || im->has_f32(f, n) != 0;
+  d[at] = bads[b];
+  f[at] = (float) bads[b];
+  if (n > 1) { /* a second bad sample in another block when there is one */
+    d[n - 1 - at / 2] = bads[(b + 1) % 4];
+    f[n - 1 - at / 2] = (float) bads[(b + 1) % 4];
+  }
+  const size_t want = (n > 1 && n - 1 - at / 2 != at) ? 2 : 1;
+  wrong += im->has_f64(d, n) != 1 || im->has_f32(f, n) != 1;
+  wrong += im->zero_f64(d, n) != want || im->zero_f32(f, n) != want;
+  for (size_t i = 0; i < n; i++) {
+    const int was_bad = i == at || (n > 1 && i == n - 1 - at / 2);
+    const double wd = was_bad ? 0.0 : goods[i % 5];
+    const float wf = was_bad ? 0.0f : goods_f[i % 5];
+    wrong += memcmp(&d[i], &wd, sizeof(wd)) != 0 || memcmp(&f[i], &wf, sizeof(wf)) != 0;
+  }
+  wrong += im->has_f64(d, n) != 0 || im->has_f32(f, n) != 0;
+  return wrong;
+}
+
+static size_t pub_zero_f32(float *x, size_t n)
+{
+  return fx_zero_nonfinite(x, n, 0);
+}
+static size_t pub_zero_f64(double *x, size_t n)
+{
+  return fx_zero_nonfinite(x, n, 1);
+}
+static int pub_has_f32(const float *x, size_t n)
+{
+  return fx_has_nonfinite(x, n, 0);
+}
+static int pub_has_f64(const double *x, size_t n)
+{
+  return fx_has_nonfinite(x, n, 1);
+}
+
 static void test_zero_nonfinite(void)
 {
-  const double bads[] = {NAN, -NAN, INFINITY, -INFINITY};
-  const double goods[] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0, 1.0};
-  const float goods_f[] = {FLT_MAX, -FLT_MAX, 1.4e-45f, -0.0f, 1.0f};
-  /* around the scan's block (64) and short-block (8) boundaries */
-  const size_t sizes[] = {1, 7, 8, 9, 17, 63, 64, 65, 71, 72, 73, 200};
-  int wrong = 0;
-
-  for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-    const size_t n = sizes[si];
-    for (size_t at = 0; at < n; at++)
-      for (int b = 0; b < 4; b++) {
-        double d[200];
-        float f[200];
-        for (size_t i = 0; i < n; i++) {
-          d[i] = goods[i % 5];
-          f[i] = goods_f[i % 5];
-        }
-        d[at] = bads[b];
-        f[at] = (float) bads[b];
-        if (n > 1) { /* a second bad sample in another block when there is one */
-          d[n - 1 - at / 2] = bads[(b + 1) % 4];
-          f[n - 1 - at / 2] = (float) bads[(b + 1) % 4];
-        }
-        const size_t want = (n > 1 && n - 1 - at / 2 != at) ? 2 : 1;
-        wrong += fx_has_nonfinite(d, n, 1) != 1 || fx_has_nonfinite(f, n, 0) != 1;
-        wrong += fx_zero_nonfinite(d, n, 1) != want || fx_zero_nonfinite(f, n, 0) != want;
-        for (size_t i = 0; i < n; i++) {
-          const int was_bad = i == at || (n > 1 && i == n - 1 - at / 2);
-          const double wd = was_bad ? 0.0 : goods[i % 5];
-          const float wf = was_bad ? 0.0f : goods_f[i % 5];
-          wrong += memcmp(&d[i], &wd, sizeof(wd)) != 0 || memcmp(&f[i], &wf, sizeof(wf)) != 0;
-        }
-        wrong += fx_has_nonfinite(d, n, 1) != 0 || fx_has_nonfinite(f, n, 0) != 0;
+  /* around the short-block (8), block (64) and span (1024) boundaries */
+  const size_t sizes[] = {1,  7,  8,   9,    17,   63,   64,   65,  71,
+                          72, 73, 200, 1023, 1024, 1025, 1089, 2111};
+  const fx_finite_impl_t pub = {pub_zero_f32, pub_zero_f64, pub_has_f32, pub_has_f64};
+  const char *name = "public";
+  int impls = 0;
+  for (int k = -1;; k++) {
+    const fx_finite_impl_t *im = k < 0 ? &pub : fx_finite_impl_get(k, &name);
+    if (!im)
+      break;
+    impls++;
+    int wrong = 0;
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+      const size_t n = sizes[si];
+      for (size_t at = 0; at < n; at++) {
+        /* every position up to 200 samples; beyond, those near a block's edges */
+        const size_t r = at % 64;
+        if (n > 200 && r > 2 && r < 61 && at % 97 != 0)
+          continue;
+        for (int b = 0; b < 4; b++)
+          wrong += zero_nonfinite_case(im, n, at, b);
       }
+    }
+    CHECK(wrong == 0, "%s: %d wrong results", name, wrong);
   }
-  CHECK(wrong == 0, "%d wrong results", wrong);
+  CHECK(impls >= 2, "the public functions and at least the baseline implementation");
   CHECK(fx_zero_nonfinite(NULL, 5, 0) == 0 && fx_has_nonfinite(NULL, 5, 1) == 0, "NULL");
 }
 
