@@ -23,7 +23,7 @@ if [ "${1:-}" != -- ]; then b=${1:-}; shift || true; fi
 case $isa in
 avx2) flags=(-mavx2 -mfma) ;;
 sse2) flags=(-msse2) ;;
-avx512) flags=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;;
+avx512) flags=(-mavx512f -mavx512dq -mavx512vl -mavx2 -mfma) ;; # its chunked kernels: kernel_avx512n_*
 *) echo "ab-chunk.sh: --isa avx2, sse2 or avx512" >&2; exit 2 ;;
 esac
 tmp=$(mktemp -d)
@@ -35,7 +35,9 @@ tree() { # tree SIDE REV: the dsp/ sources of REV (the working tree for an empty
 kernel() { # kernel SIDE: compile, rename the chunked kernel, hide everything else it defines;
   # the side's chunk tables and records (bench/ab_chunk_side.c with the tree's chunk.c) likewise
   local o="$tmp/$1.o" sym="fx_kernel_${isa}_f32_s_chunk"
-  cc -std=c11 -O3 -D_GNU_SOURCE -ffp-contract=off "${flags[@]}" -I"$tmp/$1/dsp" -c "$tmp/$1/dsp/kernel_${isa}_f32_s.c" -o "$o"
+  local src="$tmp/$1/dsp/kernel_${isa}_f32_s.c"
+  [ "$isa" = avx512 ] && src="$tmp/$1/dsp/kernel_avx512n_f32_s.c" # the 256-bit code, 32 registers
+  cc -std=c11 -O3 -D_GNU_SOURCE -ffp-contract=off "${flags[@]}" -I"$tmp/$1/dsp" -c "$src" -o "$o"
   local args=(--redefine-sym "$sym=ab_$1_chunk")
   for s in $(nm -g --defined-only "$o" | awk '{print $3}'); do
     [ "$s" = "$sym" ] || args+=(--localize-symbol "$s")
