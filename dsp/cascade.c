@@ -117,8 +117,14 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl)
  * kernels pay up to 12 section-channels: 1.5 vectors of 8 lanes. */
 int fxc_chunk_pays(const fx_cascade_t *c, int K)
 {
-  const size_t w = c->kernel->lanes_f32 < 8 ? (size_t) c->kernel->lanes_f32 : 8;
+  const size_t w = (size_t) fxc_chunk_lanes(c->kernel, 0);
   return c->channels > 0 && 2 * (size_t) K * (size_t) c->channels <= 3 * w;
+}
+
+int fxc_chunk_lanes(const fx_kernel_t *k, int dbl)
+{
+  /* the 256-bit code on AVX-512 as on AVX2 (kernel_avx512n_*.c): 8 float, 4 double lanes */
+  return dbl ? (k->lanes_f64 < 4 ? k->lanes_f64 : 4) : (k->lanes_f32 < 8 ? k->lanes_f32 : 8);
 }
 
 int fxc_chunk_env(void)
@@ -164,7 +170,7 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
 void fxc_chunk_policy(fx_cascade_t *c)
 {
   c->chunked = fxc_want_chunked(c, c->dbl);
-  const int lanes = c->dbl ? c->kernel->lanes_f64 : c->kernel->lanes_f32;
+  const int lanes = fxc_chunk_lanes(c->kernel, c->dbl);
   /* every call where FX_CHUNK=1 says so, or where the probe found the sequential float path not
    * accurate enough */
   c->ck_always = c->chunked &&

@@ -195,8 +195,9 @@ struct fx_cascade {
   int chunked;
   /* Which process() calls take them (fxc_chunk_policy()): all (ck_always: FX_CHUNK=1, or single
    * precision that only the chunked float path makes accurate enough), else those of at least
-   * ck_min_frames frames (two vectors of chunks); ck_now: this call's choice. Shorter calls run the
-   * sequential kernels, faster there; the path changes only the rounding. */
+   * ck_min_frames frames (two of the chunked kernels' vectors of chunks); ck_now: this call's
+   * choice. Shorter calls run the sequential kernels, faster there; the path changes only the
+   * rounding. */
   int ck_always, ck_now;
   size_t ck_min_frames;
   fx_chunk_sec_t *ckp;
@@ -256,6 +257,9 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl);
 /* Whether the chunked float kernels are faster than the sequential ones for K sections over the
  * configured channels (cascade.c). */
 int fxc_chunk_pays(const fx_cascade_t *c, int K);
+/* The chunked kernels' lanes in this arithmetic (dbl) on kernel set k: the block path needs two
+ * vectors of these filled with chunks (ck_min_frames). */
+int fxc_chunk_lanes(const fx_kernel_t *k, int dbl);
 /* FX_CHUNK, read at configure: -1 unset, 0 never chunked, 1 always (tests, benchmarks). */
 int fxc_chunk_env(void);
 /* Whether float arithmetic over K sections runs chunked, given which float paths the probe found

@@ -1472,9 +1472,79 @@ static void test_inner_stage_warm_up_is_exact(void)
   }
 }
 
+/* Which kernel a call takes by default (single precision, one or two F32 channels, few enough
+ * sections for the chunked kernels to pay): the chunked kernels from two of their vectors of
+ * chunks on (8 float lanes on AVX2 and AVX-512 alike, chunks of 64 frames: 1024 frames mono, 512
+ * stereo), the sequential ones below. Each call's output is compared bit for bit with the same
+ * call under FX_CHUNK=1 (always chunked) and FX_CHUNK=0 (never), on every instruction set with
+ * chunked float kernels. */
+static void threshold_run(int C, size_t frames, const char *env, const fx_sos_t *sos, int K,
+                          float *out)
+{
+  if (env)
+    setenv("FX_CHUNK", env, 1);
+  else
+    unsetenv("FX_CHUNK");
+  fx_cascade_t *c = make(C, FX_SAMPLE_F32, FX_PRECISION_SINGLE, sos, K, 1.0);
+  float *x = noise_buf(FX_SAMPLE_F32, frames * (size_t) C, 77, 0.5);
+  fx_cascade_process(c, x, frames);
+  memcpy(out, x, frames * (size_t) C * sizeof(float));
+  free(x);
+  fx_cascade_free(c);
+}
+
+static void test_chunk_threshold(void)
+{
+  const double fs = 48000.0;
+  fx_sos_t sos[8];
+  butter4(0, 3000.0, fs, sos);
+  butter4(1, 80.0, fs, sos + 2);
+  sos[4] = biquad(0, 1200.0, 4.0, fs);
+  sos[5] = biquad(0, 300.0, 2.0, fs);
+  const char *was = getenv("FX_KERNEL");
+  char *saved = was ? strdup(was) : NULL;
+  int tried = 0;
+  for (int i = 0; i < fx_isa_count(); i++) {
+    const fx_isa_t *isa = fx_isa_get(i);
+    if (!isa->iir->ck_f32_s || isa->iir->lanes_f32 < 8)
+      continue;
+    setenv("FX_KERNEL", isa->name, 1);
+    for (int C = 1; C <= 2; C++) {
+      const int K = 6; /* 12 section-channels at most: the chunked kernels pay */
+      const size_t thr = 2 * 8 * 64 / (size_t) C;
+      for (int below = 0; below <= 1; below++) {
+        const size_t n = below ? thr - 64 : thr, N = n * (size_t) C;
+        float *d = malloc(N * sizeof(float)), *ck = malloc(N * sizeof(float)),
+              *sq = malloc(N * sizeof(float));
+        threshold_run(C, n, NULL, sos, K, d);
+        threshold_run(C, n, "1", sos, K, ck);
+        threshold_run(C, n, "0", sos, K, sq);
+        CHECK(memcmp(ck, sq, N * sizeof(float)) != 0,
+              "%s C=%d: the two paths differ (a test that can tell)", isa->name, C);
+        CHECK(memcmp(d, below ? sq : ck, N * sizeof(float)) == 0,
+              "%s C=%d %zu frames: the %s kernels by default", isa->name, C, n,
+              below ? "sequential" : "chunked");
+        free(d);
+        free(ck);
+        free(sq);
+        tried++;
+      }
+    }
+  }
+  if (saved) {
+    setenv("FX_KERNEL", saved, 1);
+    free(saved);
+  } else
+    unsetenv("FX_KERNEL");
+  unsetenv("FX_CHUNK");
+  if (tried == 0)
+    printf("SKIP test_chunk_threshold: no instruction set with 8-lane chunked float kernels\n");
+}
+
 int main(void)
 {
   test_chunk_invariance();
+  test_chunk_threshold();
   test_identity_and_gain();
   test_reset();
   test_nonfinite();
