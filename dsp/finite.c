@@ -1,6 +1,7 @@
 /* gst-fx — replacing non-finite input samples by 0. Pure C11, no GLib. See finite.h.
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include "finite.h"
+#include "kernel.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -51,7 +52,6 @@
       bad |= bad_##SUFFIX##_##ISA(x + i, SHORT);                                                   \
     return bad | (i < len && bad_##SUFFIX##_##ISA(x + i, len - i));                                \
   }                                                                                                \
-  static size_t zero_##SUFFIX(T *x, size_t len);                                                   \
   /* [i, end) by blocks, the blocks with a hit walked; end - i a multiple of BLOCK */              \
   ATTR static size_t blocks_##SUFFIX##_##ISA(T *x, size_t i, size_t end)                           \
   {                                                                                                \
@@ -105,9 +105,9 @@
   FX_FINITE_FUNCS(f32, float, uint32_t, 0x7f800000u, 0x00800000u, ISA, ATTR)                       \
   FX_FINITE_FUNCS(f64, double, uint64_t, 0x7ff0000000000000ull, 0x0010000000000000ull, ISA, ATTR)
 
-FX_FINITE_ISA(base, )
 FX_FINITE_ZERO(f32, float, uint32_t, 0x7f800000u)
 FX_FINITE_ZERO(f64, double, uint64_t, 0x7ff0000000000000ull)
+FX_FINITE_ISA(base, )
 
 /* The x86-64 sets of the kernels' table (kernel_select.c): 256-bit and 512-bit integer vectors
  * (the baseline build has SSE2's 128). A 1024-frame stereo F32 buffer, the pipelines' usual one,
@@ -125,50 +125,33 @@ FX_FINITE_ISA(avx2, __attribute__((target("avx2"))))
 FX_FINITE_ISA(avx512, FX_FINITE_AVX512)
 #endif
 
-static int finite_always(void)
-{
-  return 1;
-}
-#ifdef FX_FINITE_X86
-static int finite_have_avx2(void)
-{
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-}
-static int finite_have_avx512(void)
-{
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
-}
-#endif
-
-#define FX_FINITE_ENTRY(ISA, HAVE)                                                                 \
+#define FX_FINITE_ENTRY(ISA)                                                                       \
   {                                                                                                \
-#ISA, HAVE,                                                                                    \
+#ISA,                                                                                          \
     {                                                                                              \
       zero_nonfinite_f32_##ISA, zero_nonfinite_f64_##ISA, has_nonfinite_f32_##ISA,                 \
           has_nonfinite_f64_##ISA                                                                  \
     }                                                                                              \
   }
 
-/* Best first. */
+/* Best first, named as the kernels' instruction sets (kernel_select.c), whose CPU-feature tests
+ * say which this CPU runs; "base", the baseline build, always. */
 static const struct {
   const char *name;
-  int (*supported)(void);
   fx_finite_impl_t impl;
 } finite_table[] = {
 #ifdef FX_FINITE_X86
-    FX_FINITE_ENTRY(avx512, finite_have_avx512),
-    FX_FINITE_ENTRY(avx2, finite_have_avx2),
+    FX_FINITE_ENTRY(avx512),
+    FX_FINITE_ENTRY(avx2),
 #endif
-    FX_FINITE_ENTRY(base, finite_always),
+    FX_FINITE_ENTRY(base),
 };
 #define FINITE_N ((int) (sizeof(finite_table) / sizeof(finite_table[0])))
 
 const fx_finite_impl_t *fx_finite_impl_get(int i, const char **name)
 {
   for (int j = 0; j < FINITE_N; j++) {
-    if (!finite_table[j].supported())
+    if (j < FINITE_N - 1 && !fx_isa_find(finite_table[j].name))
       continue;
     if (i-- == 0) {
       if (name)
