@@ -49,6 +49,15 @@ gboolean fx_media_check_stream(gint rate, gint channels, gint target_rate, gint6
   return TRUE;
 }
 
+/* uridecodebin has exposed every stream of the file: after this, no audio pad means none. */
+static void on_no_more_pads(GstElement *element, gpointer user_data)
+{
+  DecodePipe *dp = user_data;
+
+  (void) element;
+  g_atomic_int_set(&dp->pads_done, 1);
+}
+
 static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
 {
   DecodePipe *dp = user_data;
@@ -61,8 +70,12 @@ static void on_pad_added(GstElement *element, GstPad *pad, gpointer user_data)
     caps = gst_pad_query_caps(pad, NULL);
   if (caps != NULL && gst_caps_get_size(caps) > 0)
     audio = g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
-  if (audio && !gst_pad_is_linked(sinkpad))
-    gst_pad_link(pad, sinkpad);
+  if (audio && !gst_pad_is_linked(sinkpad) && GST_PAD_LINK_SUCCESSFUL(gst_pad_link(pad, sinkpad)))
+    g_atomic_int_set(&dp->audio_linked, 1);
+  if (!audio)
+    (void) g_atomic_pointer_compare_and_exchange(
+        &dp->other_type, NULL,
+        g_intern_string(gst_structure_get_name(gst_caps_get_structure(caps, 0))));
   if (caps != NULL)
     gst_caps_unref(caps);
   gst_object_unref(sinkpad);
@@ -266,6 +279,7 @@ static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **
     gst_element_link(parse, dp->convert); /* wavparse's src pad is an always pad */
   } else {
     g_signal_connect(dp->source, "pad-added", G_CALLBACK(on_pad_added), dp);
+    g_signal_connect(dp->source, "no-more-pads", G_CALLBACK(on_no_more_pads), dp);
   }
   gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
   GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
@@ -344,6 +358,19 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
 
     if (sample != NULL)
       return sample;
+    /* pad-added of every stream comes before no-more-pads, so audio_linked is final here;
+     * checked before the bus, where the unlinked streams post "Internal data stream error" */
+    if (g_atomic_int_get(&dp->pads_done) && !g_atomic_int_get(&dp->audio_linked)) {
+      const gchar *other = g_atomic_pointer_get(&dp->other_type);
+
+      if (other != NULL)
+        g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+                    "cannot decode: no audio stream in this file (it holds %s)", other);
+      else
+        g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+                            "cannot decode: no audio stream in this file");
+      return NULL;
+    }
     msg = gst_bus_pop_filtered(dp->bus, GST_MESSAGE_ERROR);
     if (msg != NULL) {
       fx_media_error_from_message(error, msg, "cannot decode: ");
@@ -381,6 +408,9 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
       return FALSE;
   }
   dp = dec->cur = dec->pipes[wav];
+  g_atomic_int_set(&dp->audio_linked, 0);
+  g_atomic_int_set(&dp->pads_done, 0);
+  g_atomic_pointer_set(&dp->other_type, NULL);
   if (wav) {
     g_object_set(dp->source, "location", path, NULL);
   } else {

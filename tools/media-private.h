@@ -17,6 +17,12 @@ G_BEGIN_DECLS
 typedef struct {
   GstElement *pipeline, *source, *convert, *sink;
   GstBus *bus;
+  /* uridecodebin's streams of the current file (atomic: set on its streaming threads, read by
+   * the puller): an audio pad linked, all pads exposed, and the first other stream's media type
+   * (an interned string). A file with no audio stream (a subtitle, an image) ends no other way:
+   * its streams end on unlinked pads and the appsink never sees EOS. */
+  gint audio_linked, pads_done;
+  const gchar *other_type;
 } DecodePipe;
 
 /* libsndfile 1.1's subtypes and major format, by value: the build requires only 1.0.28 (where a
