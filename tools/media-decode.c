@@ -49,6 +49,95 @@ gboolean fx_media_check_stream(gint rate, gint channels, gint target_rate, gint6
   return TRUE;
 }
 
+/* The stall limit of the GStreamer path (FX_DECODE_STALL_DEFAULT_S; GST_FX_DECODE_STALL in
+ * seconds overrides it). Decoding a local regular file never waits this long for data, but
+ * GStreamer can leave a damaged file stuck with no error and no data: decodebin drops the errors
+ * an element posts while it is being set to PAUSED, and a demuxer whose streaming thread reads
+ * garbage and fails inside that window (AVI, FLV, ... under load: a random-bytes fuzz found
+ * several) then leaves the pipeline prerolling forever. Counted in polls, so a process stopped
+ * (SIGSTOP, Ctrl-Z) and resumed does not count the time it was stopped. */
+#define FX_DECODE_STALL_DEFAULT_S 20
+#define FX_DECODE_POLL_MS 50
+
+static guint decode_stall_polls(void)
+{
+  const char *env = g_getenv("GST_FX_DECODE_STALL");
+  guint64 s = FX_DECODE_STALL_DEFAULT_S;
+
+  if (env != NULL && *env != '\0' && !g_ascii_string_to_unsigned(env, 10, 1, 3600, &s, NULL))
+    s = FX_DECODE_STALL_DEFAULT_S;
+  return (guint) (s * 1000 / FX_DECODE_POLL_MS);
+}
+
+/* GST_FX_TEST_DECODE_BLOCK=NAME (tests only): the file whose base name is NAME gets its decoded
+ * data blocked before audioconvert, so that the stall limit can be tested deterministically. */
+static GstPadProbeReturn test_block_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  (void) pad;
+  (void) info;
+  (void) user_data;
+  return GST_PAD_PROBE_OK; /* keeps blocking until the pad flushes (fx_decoder_stop) */
+}
+
+static void test_block_install(FxDecoder *dec, const char *path)
+{
+  const char *name = g_getenv("GST_FX_TEST_DECODE_BLOCK");
+  gchar *base;
+  GstPad *pad;
+
+  if (name == NULL || *name == '\0')
+    return;
+  base = g_path_get_basename(path);
+  if (strcmp(base, name) == 0) {
+    pad = gst_element_get_static_pad(dec->cur->convert, "sink");
+    dec->test_block = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BLOCK | GST_PAD_PROBE_TYPE_BUFFER,
+                                        test_block_probe, NULL, NULL);
+    gst_object_unref(pad);
+  }
+  g_free(base);
+}
+
+/* Whether uridecodebin goes on plugging elements after a stream of these caps: audio and
+ * containers (whatever a demuxer takes: AVI, FLV, QuickTime, Matroska, Ogg, MPEG-TS announce
+ * video/ or application/ types) yes; video, images and subtitles no: their pads are exposed
+ * undecoded and left unlinked. That skips decoding what is thrown away, and the image and
+ * subtitle parsers, which can spin or end their stream without an error on damaged data (a
+ * random-bytes fuzz found jpegparse looping on bytes that type-find as JPEG). */
+static gboolean on_autoplug_continue(GstElement *bin, GstPad *pad, GstCaps *caps,
+                                     gpointer user_data)
+{
+  static const char *const stop[] = {"video/",
+                                     "image/",
+                                     "text/",
+                                     "subpicture/",
+                                     "subtitle/",
+                                     "closedcaption/",
+                                     "application/x-subtitle",
+                                     "application/x-ssa",
+                                     "application/x-ass",
+                                     "application/x-usf"};
+  DecodePipe *dp = user_data;
+  const gchar *name;
+  GList *demux;
+
+  (void) bin;
+  (void) pad;
+  if (caps == NULL || gst_caps_is_any(caps) || gst_caps_is_empty(caps))
+    return TRUE;
+  name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+  for (size_t i = 0; i < G_N_ELEMENTS(stop); i++)
+    if (g_str_has_prefix(name, stop[i]))
+      goto maybe_stop;
+  return TRUE;
+maybe_stop:
+  demux = gst_element_factory_list_filter(dp->demuxers, caps, GST_PAD_SINK, FALSE);
+  if (demux != NULL) {
+    gst_plugin_feature_list_free(demux);
+    return TRUE;
+  }
+  return FALSE;
+}
+
 /* uridecodebin has exposed every stream of the file: after this, no audio pad means none. */
 static void on_no_more_pads(GstElement *element, gpointer user_data)
 {
@@ -230,6 +319,7 @@ static void decode_pipe_free(DecodePipe *dp)
   gst_element_set_state(dp->pipeline, GST_STATE_NULL);
   gst_object_unref(dp->bus);
   gst_object_unref(dp->pipeline);
+  gst_plugin_feature_list_free(dp->demuxers);
   g_free(dp);
 }
 
@@ -280,6 +370,9 @@ static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **
   } else {
     g_signal_connect(dp->source, "pad-added", G_CALLBACK(on_pad_added), dp);
     g_signal_connect(dp->source, "no-more-pads", G_CALLBACK(on_no_more_pads), dp);
+    dp->demuxers =
+        gst_element_factory_list_get_elements(GST_ELEMENT_FACTORY_TYPE_DEMUXER, GST_RANK_MARGINAL);
+    g_signal_connect(dp->source, "autoplug-continue", G_CALLBACK(on_autoplug_continue), dp);
   }
   gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);
   GstPad *pad = gst_element_get_static_pad(dp->convert, "sink");
@@ -309,6 +402,12 @@ void fx_decoder_stop(FxDecoder *dec)
 {
   if (dec->cur != NULL)
     gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
+  if (dec->test_block != 0) {
+    GstPad *pad = gst_element_get_static_pad(dec->cur->convert, "sink");
+    gst_pad_remove_probe(pad, dec->test_block);
+    gst_object_unref(pad);
+    dec->test_block = 0;
+  }
   dec->cur = NULL;
   dec->raw_off = -1;
   if (dec->sf != NULL)
@@ -353,11 +452,14 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
   DecodePipe *dp = dec->cur;
 
   for (;;) {
-    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(dp->sink), 50 * GST_MSECOND);
+    GstSample *sample =
+        gst_app_sink_try_pull_sample(GST_APP_SINK(dp->sink), FX_DECODE_POLL_MS * GST_MSECOND);
     GstMessage *msg;
 
-    if (sample != NULL)
+    if (sample != NULL) {
+      dec->stall_polls = 0;
       return sample;
+    }
     /* pad-added of every stream comes before no-more-pads, so audio_linked is final here;
      * checked before the bus, where the unlinked streams post "Internal data stream error" */
     if (g_atomic_int_get(&dp->pads_done) && !g_atomic_int_get(&dp->audio_linked)) {
@@ -379,6 +481,13 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
     }
     if (gst_app_sink_is_eos(GST_APP_SINK(dp->sink)))
       return NULL;
+    if (dec->stall_limit > 0 && ++dec->stall_polls >= dec->stall_limit) {
+      g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                  "cannot decode: GStreamer gave neither data nor an error for %u s (a damaged "
+                  "file?)",
+                  dec->stall_limit * FX_DECODE_POLL_MS / 1000);
+      return NULL;
+    }
   }
 }
 
@@ -408,6 +517,9 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
       return FALSE;
   }
   dp = dec->cur = dec->pipes[wav];
+  dec->stall_polls = 0;
+  dec->stall_limit = g_file_test(path, G_FILE_TEST_IS_REGULAR) ? decode_stall_polls() : 0;
+  test_block_install(dec, path);
   g_atomic_int_set(&dp->audio_linked, 0);
   g_atomic_int_set(&dp->pads_done, 0);
   g_atomic_pointer_set(&dp->other_type, NULL);

@@ -23,6 +23,7 @@ typedef struct {
    * its streams end on unlinked pads and the appsink never sees EOS. */
   gint audio_linked, pads_done;
   const gchar *other_type;
+  GList *demuxers; /* the registry's demuxer factories (on_autoplug_continue) */
 } DecodePipe;
 
 /* libsndfile 1.1's subtypes and major format, by value: the build requires only 1.0.28 (where a
@@ -67,6 +68,10 @@ struct _FxDecoder {
   goffset raw_off; /* fx_decoder_locate_pcm16(): where the samples start, or -1 */
   GstBuffer *first;
   GstCaps *caps;
+  /* the stall limit of the GStreamer path, in 50 ms polls without a sample, bus error or EOS
+   * (0: none, for a file that is not a regular file, where waiting for data is normal) */
+  guint stall_polls, stall_limit;
+  gulong test_block; /* GST_FX_TEST_DECODE_BLOCK's probe on cur's audioconvert, or 0 */
   gint64 found_frames, header_frames; /* a truncated file: the frames there and announced */
   /* what the output keeps of the current file: filled at start (libsndfile), or by the pad probe
    * on the GStreamer pipeline's audioconvert (the decoder's raw format and tag events; lock) */
