@@ -58,6 +58,9 @@ gboolean fx_media_check_stream(gint rate, gint channels, gint target_rate, gint6
  * (SIGSTOP, Ctrl-Z) and resumed does not count the time it was stopped. */
 #define FX_DECODE_STALL_DEFAULT_S 20
 #define FX_DECODE_POLL_MS 50
+/* Polls in a row with no streaming thread started before the decode counts as stopped (1 s:
+ * between two tasks of a working pipeline none runs for microseconds at most). */
+#define FX_DECODE_IDLE_POLLS 20
 
 static guint decode_stall_polls(void)
 {
@@ -69,8 +72,11 @@ static guint decode_stall_polls(void)
   return (guint) (s * 1000 / FX_DECODE_POLL_MS);
 }
 
-/* GST_FX_TEST_DECODE_BLOCK=NAME (tests only): the file whose base name is NAME gets its decoded
- * data blocked before audioconvert, so that the stall limit can be tested deterministically. */
+/* Test hooks (tests only), so that both ways a decode can get stuck are tested
+ * deterministically: GST_FX_TEST_DECODE_BLOCK=NAME blocks the decoded data of the file whose base
+ * name is NAME before audioconvert (a streaming thread that never comes back: the stall limit);
+ * GST_FX_TEST_DECODE_DROP=NAME drops its data and its EOS there (every streaming thread ends
+ * with nothing reaching the appsink: the idle check). */
 static GstPadProbeReturn test_block_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
   (void) pad;
@@ -79,22 +85,99 @@ static GstPadProbeReturn test_block_probe(GstPad *pad, GstPadProbeInfo *info, gp
   return GST_PAD_PROBE_OK; /* keeps blocking until the pad flushes (fx_decoder_stop) */
 }
 
-static void test_block_install(FxDecoder *dec, const char *path)
+static GstPadProbeReturn test_drop_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
-  const char *name = g_getenv("GST_FX_TEST_DECODE_BLOCK");
+  (void) pad;
+  (void) user_data;
+  if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER)
+    return GST_PAD_PROBE_DROP;
+  return GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) == GST_EVENT_EOS ? GST_PAD_PROBE_DROP
+                                                                         : GST_PAD_PROBE_OK;
+}
+
+static gboolean test_hook_names(const char *var, const char *path)
+{
+  const char *name = g_getenv(var);
   gchar *base;
-  GstPad *pad;
+  gboolean match;
 
   if (name == NULL || *name == '\0')
-    return;
+    return FALSE;
   base = g_path_get_basename(path);
-  if (strcmp(base, name) == 0) {
-    pad = gst_element_get_static_pad(dec->cur->convert, "sink");
-    dec->test_block = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BLOCK | GST_PAD_PROBE_TYPE_BUFFER,
-                                        test_block_probe, NULL, NULL);
-    gst_object_unref(pad);
-  }
+  match = strcmp(base, name) == 0;
   g_free(base);
+  return match;
+}
+
+static void test_hooks_install(FxDecoder *dec, const char *path)
+{
+  GstPad *pad = gst_element_get_static_pad(dec->cur->convert, "sink");
+
+  if (test_hook_names("GST_FX_TEST_DECODE_BLOCK", path))
+    dec->test_probe = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BLOCK | GST_PAD_PROBE_TYPE_BUFFER,
+                                        test_block_probe, NULL, NULL);
+  else if (test_hook_names("GST_FX_TEST_DECODE_DROP", path))
+    dec->test_probe =
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                          test_drop_probe, NULL, NULL);
+  gst_object_unref(pad);
+}
+
+/* Whether a streaming thread of the pipeline can still produce: a pad task in the started state
+ * (running, or waiting inside a pad block or a full queue). With none, and no sample, error or
+ * EOS, nothing will happen any more: the demuxer whose error decodebin dropped has paused its
+ * task, and so has everything upstream. */
+static gboolean pipeline_tasks_started(GstElement *pipeline)
+{
+  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+  GValue v = G_VALUE_INIT;
+  gboolean started = FALSE, done = FALSE;
+
+  while (!done && !started) {
+    switch (gst_iterator_next(it, &v)) {
+    case GST_ITERATOR_OK: {
+      GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(&v)));
+      GValue pv = G_VALUE_INIT;
+      gboolean pdone = FALSE;
+
+      while (!pdone && !started) {
+        switch (gst_iterator_next(pads, &pv)) {
+        case GST_ITERATOR_OK: {
+          GstPad *pad = g_value_get_object(&pv);
+          GstTask *task;
+
+          GST_OBJECT_LOCK(pad);
+          task = GST_PAD_TASK(pad) ? gst_object_ref(GST_PAD_TASK(pad)) : NULL;
+          GST_OBJECT_UNLOCK(pad);
+          if (task != NULL) {
+            started = gst_task_get_state(task) == GST_TASK_STARTED;
+            gst_object_unref(task);
+          }
+          g_value_reset(&pv);
+          break;
+        }
+        case GST_ITERATOR_RESYNC:
+          gst_iterator_resync(pads);
+          break;
+        default:
+          pdone = TRUE;
+        }
+      }
+      g_value_unset(&pv);
+      gst_iterator_free(pads);
+      g_value_reset(&v);
+      break;
+    }
+    case GST_ITERATOR_RESYNC:
+      gst_iterator_resync(it);
+      break;
+    default:
+      done = TRUE;
+    }
+  }
+  g_value_unset(&v);
+  gst_iterator_free(it);
+  return started;
 }
 
 /* Whether uridecodebin goes on plugging elements after a stream of these caps: audio and
@@ -402,11 +485,11 @@ void fx_decoder_stop(FxDecoder *dec)
 {
   if (dec->cur != NULL)
     gst_element_set_state(dec->cur->pipeline, GST_STATE_NULL);
-  if (dec->test_block != 0) {
+  if (dec->test_probe != 0) {
     GstPad *pad = gst_element_get_static_pad(dec->cur->convert, "sink");
-    gst_pad_remove_probe(pad, dec->test_block);
+    gst_pad_remove_probe(pad, dec->test_probe);
     gst_object_unref(pad);
-    dec->test_block = 0;
+    dec->test_probe = 0;
   }
   dec->cur = NULL;
   dec->raw_off = -1;
@@ -457,7 +540,7 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
     GstMessage *msg;
 
     if (sample != NULL) {
-      dec->stall_polls = 0;
+      dec->stall_polls = dec->idle_polls = 0;
       return sample;
     }
     /* pad-added of every stream comes before no-more-pads, so audio_linked is final here;
@@ -481,6 +564,14 @@ static GstSample *decoder_pull_sample(FxDecoder *dec, GError **error)
     }
     if (gst_app_sink_is_eos(GST_APP_SINK(dp->sink)))
       return NULL;
+    if (pipeline_tasks_started(dp->pipeline))
+      dec->idle_polls = 0;
+    else if (++dec->idle_polls >= FX_DECODE_IDLE_POLLS) {
+      g_set_error_literal(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                          "cannot decode: GStreamer's decoder stopped without data, an error or "
+                          "the end of the stream (a damaged file?)");
+      return NULL;
+    }
     if (dec->stall_limit > 0 && ++dec->stall_polls >= dec->stall_limit) {
       g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                   "cannot decode: GStreamer gave neither data nor an error for %u s (a damaged "
@@ -519,7 +610,8 @@ gboolean fx_decoder_start(FxDecoder *dec, const char *path, GstCaps **caps, GErr
   dp = dec->cur = dec->pipes[wav];
   dec->stall_polls = 0;
   dec->stall_limit = g_file_test(path, G_FILE_TEST_IS_REGULAR) ? decode_stall_polls() : 0;
-  test_block_install(dec, path);
+  dec->idle_polls = 0;
+  test_hooks_install(dec, path);
   g_atomic_int_set(&dp->audio_linked, 0);
   g_atomic_int_set(&dp->pads_done, 0);
   g_atomic_pointer_set(&dp->other_type, NULL);

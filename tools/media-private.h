@@ -71,7 +71,8 @@ struct _FxDecoder {
   /* the stall limit of the GStreamer path, in 50 ms polls without a sample, bus error or EOS
    * (0: none, for a file that is not a regular file, where waiting for data is normal) */
   guint stall_polls, stall_limit;
-  gulong test_block; /* GST_FX_TEST_DECODE_BLOCK's probe on cur's audioconvert, or 0 */
+  guint idle_polls;  /* polls in a row with no streaming thread started (media-decode.c) */
+  gulong test_probe; /* a test hook's probe on cur's audioconvert (media-decode.c), or 0 */
   gint64 found_frames, header_frames; /* a truncated file: the frames there and announced */
   /* what the output keeps of the current file: filled at start (libsndfile), or by the pad probe
    * on the GStreamer pipeline's audioconvert (the decoder's raw format and tag events; lock) */
