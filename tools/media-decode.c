@@ -127,55 +127,44 @@ static void test_hooks_install(FxDecoder *dec, const char *path)
  * (running, or waiting inside a pad block or a full queue). With none, and no sample, error or
  * EOS, nothing will happen any more: the demuxer whose error decodebin dropped has paused its
  * task, and so has everything upstream. */
+static gint pad_task_started_cmp(gconstpointer value, gconstpointer unused)
+{
+  GstPad *pad = g_value_get_object(value);
+  GstTask *task;
+  gboolean started = FALSE;
+
+  (void) unused;
+  GST_OBJECT_LOCK(pad);
+  task = GST_PAD_TASK(pad) ? gst_object_ref(GST_PAD_TASK(pad)) : NULL;
+  GST_OBJECT_UNLOCK(pad);
+  if (task != NULL) {
+    started = gst_task_get_state(task) == GST_TASK_STARTED;
+    gst_object_unref(task);
+  }
+  return started ? 0 : 1;
+}
+
+static gint element_task_started_cmp(gconstpointer value, gconstpointer unused)
+{
+  GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(value)));
+  GValue found = G_VALUE_INIT;
+  gboolean started = gst_iterator_find_custom(pads, pad_task_started_cmp, &found, NULL);
+
+  (void) unused;
+  if (started)
+    g_value_unset(&found);
+  gst_iterator_free(pads);
+  return started ? 0 : 1;
+}
+
 static gboolean pipeline_tasks_started(GstElement *pipeline)
 {
   GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline));
-  GValue v = G_VALUE_INIT;
-  gboolean started = FALSE, done = FALSE;
+  GValue found = G_VALUE_INIT;
+  gboolean started = gst_iterator_find_custom(it, element_task_started_cmp, &found, NULL);
 
-  while (!done && !started) {
-    switch (gst_iterator_next(it, &v)) {
-    case GST_ITERATOR_OK: {
-      GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(&v)));
-      GValue pv = G_VALUE_INIT;
-      gboolean pdone = FALSE;
-
-      while (!pdone && !started) {
-        switch (gst_iterator_next(pads, &pv)) {
-        case GST_ITERATOR_OK: {
-          GstPad *pad = g_value_get_object(&pv);
-          GstTask *task;
-
-          GST_OBJECT_LOCK(pad);
-          task = GST_PAD_TASK(pad) ? gst_object_ref(GST_PAD_TASK(pad)) : NULL;
-          GST_OBJECT_UNLOCK(pad);
-          if (task != NULL) {
-            started = gst_task_get_state(task) == GST_TASK_STARTED;
-            gst_object_unref(task);
-          }
-          g_value_reset(&pv);
-          break;
-        }
-        case GST_ITERATOR_RESYNC:
-          gst_iterator_resync(pads);
-          break;
-        default:
-          pdone = TRUE;
-        }
-      }
-      g_value_unset(&pv);
-      gst_iterator_free(pads);
-      g_value_reset(&v);
-      break;
-    }
-    case GST_ITERATOR_RESYNC:
-      gst_iterator_resync(it);
-      break;
-    default:
-      done = TRUE;
-    }
-  }
-  g_value_unset(&v);
+  if (started)
+    g_value_unset(&found);
   gst_iterator_free(it);
   return started;
 }
