@@ -169,12 +169,23 @@ static gboolean pipeline_tasks_started(GstElement *pipeline)
   return started;
 }
 
+/* Whether a factory of `list` takes `caps` on its sink pads. */
+static gboolean factories_take(GList *list, GstCaps *caps)
+{
+  GList *l = gst_element_factory_list_filter(list, caps, GST_PAD_SINK, FALSE);
+
+  gst_plugin_feature_list_free(l);
+  return l != NULL;
+}
+
 /* Whether uridecodebin goes on plugging elements after a stream of these caps: audio and
  * containers (whatever a demuxer takes: AVI, FLV, QuickTime, Matroska, Ogg, MPEG-TS announce
- * video/ or application/ types) yes; video, images and subtitles no: their pads are exposed
- * undecoded and left unlinked. That skips decoding what is thrown away, and the image and
- * subtitle parsers, which can spin or end their stream without an error on damaged data (a
- * random-bytes fuzz found jpegparse looping on bytes that type-find as JPEG). */
+ * video/ or application/ types) yes; video, images and subtitles that a decoder or parser would
+ * take no: their pads are exposed undecoded and left unlinked. That skips decoding what is thrown
+ * away, and the image and subtitle parsers, which can spin or end their stream without an error
+ * on damaged data (a random-bytes fuzz found jpegparse looping on bytes that type-find as JPEG).
+ * A type nothing here takes (a container whose demuxer is not installed, such as ASF for WMA
+ * without gstreamer1.0-plugins-ugly) goes on, so that decodebin reports the missing plugin. */
 static gboolean on_autoplug_continue(GstElement *bin, GstPad *pad, GstCaps *caps,
                                      gpointer user_data)
 {
@@ -190,7 +201,6 @@ static gboolean on_autoplug_continue(GstElement *bin, GstPad *pad, GstCaps *caps
                                      "application/x-usf"};
   DecodePipe *dp = user_data;
   const gchar *name;
-  GList *demux;
 
   (void) bin;
   (void) pad;
@@ -199,15 +209,8 @@ static gboolean on_autoplug_continue(GstElement *bin, GstPad *pad, GstCaps *caps
   name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
   for (size_t i = 0; i < G_N_ELEMENTS(stop); i++)
     if (g_str_has_prefix(name, stop[i]))
-      goto maybe_stop;
+      return factories_take(dp->demuxers, caps) || !factories_take(dp->decoders, caps);
   return TRUE;
-maybe_stop:
-  demux = gst_element_factory_list_filter(dp->demuxers, caps, GST_PAD_SINK, FALSE);
-  if (demux != NULL) {
-    gst_plugin_feature_list_free(demux);
-    return TRUE;
-  }
-  return FALSE;
 }
 
 /* uridecodebin has exposed every stream of the file: after this, no audio pad means none. */
@@ -392,6 +395,7 @@ static void decode_pipe_free(DecodePipe *dp)
   gst_object_unref(dp->bus);
   gst_object_unref(dp->pipeline);
   gst_plugin_feature_list_free(dp->demuxers);
+  gst_plugin_feature_list_free(dp->decoders);
   g_free(dp);
 }
 
@@ -444,6 +448,8 @@ static DecodePipe *decode_pipe_new(const FxDecoder *dec, gboolean wav, GError **
     g_signal_connect(dp->source, "no-more-pads", G_CALLBACK(on_no_more_pads), dp);
     dp->demuxers =
         gst_element_factory_list_get_elements(GST_ELEMENT_FACTORY_TYPE_DEMUXER, GST_RANK_MARGINAL);
+    dp->decoders = gst_element_factory_list_get_elements(
+        GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_PARSER, GST_RANK_MARGINAL);
     g_signal_connect(dp->source, "autoplug-continue", G_CALLBACK(on_autoplug_continue), dp);
   }
   gst_element_link_many(dp->convert, resample, filter, dp->sink, NULL);

@@ -23,7 +23,8 @@ typedef struct {
    * its streams end on unlinked pads and the appsink never sees EOS. */
   gint audio_linked, pads_done;
   const gchar *other_type;
-  GList *demuxers; /* the registry's demuxer factories (on_autoplug_continue) */
+  /* the registry's demuxers, and its decoders and parsers (on_autoplug_continue) */
+  GList *demuxers, *decoders;
 } DecodePipe;
 
 /* libsndfile 1.1's subtypes and major format, by value: the build requires only 1.0.28 (where a
