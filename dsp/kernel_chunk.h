@@ -13,9 +13,9 @@
  *   - carries the true state chunk by chunk in double (chunk.h's c <- e + M c, ck_carry() below),
  *   - corrects every sample: y = fma(h2[i], c2, fma(h1[i], c1, y0)).
  * Chunks cut by the call's start or end (a chunk the previous call began, or one this call begins),
- * and all of a call too short to fill K_CK_MIN_VECTORS vectors with chunks, run through the chunk
- * wavefront (ck_wf: the sections in the lanes, sample by sample) with exactly the same operations
- * per sample, and the zero-state recursion and carry stay in the channel's records
+ * and all of a call with fewer than K_CK_MIN_LANES lanes' worth of full chunks, run through the
+ * chunk wavefront (ck_wf: the sections in the lanes, sample by sample) with exactly the same
+ * operations per sample, and the zero-state recursion and carry stay in the channel's records
  * (fx_chunk_rec_t) for the next call, so every sample's result is the same whatever the buffer
  * boundaries: any split of a stream is bit-identical. A record is used only when the caller's state
  * still holds what this kernel last wrote there (otherwise the engine changed it: a new chunk grid
@@ -57,9 +57,13 @@
 #define K_CK_NV 4
 #endif
 #define K_CK_NB (K_CK_NV * K_W)
-/* Full chunks go through the block path when they fill at least this many vectors. */
-#ifndef K_CK_MIN_VECTORS
-#define K_CK_MIN_VECTORS 2
+/* Full chunks go through the block path when they fill at least this many lanes (chunks times
+ * the channels a vector holds). The engine runs every call of a chunked stream here, however
+ * short (a call on the sequential kernels would restart the chunk grid), so the block path takes
+ * calls from two chunks on: one vector's recursion per section is faster than the wavefront's
+ * step per frame from there (measured with bench/chunkseq.c: docs/cascade.md, "Which kernel"). */
+#ifndef K_CK_MIN_LANES
+#define K_CK_MIN_LANES 2
 #endif
 #define K_CK_L FX_CHUNK_L
 
@@ -214,34 +218,66 @@ K_AI_CK double K_CK_FN(ck_hs)(const K_CK_FN(ck_sec_t) * q, int s)
 
 /* Frames per piece of the chunk wavefront (its local buffer). */
 #define K_CK_WFN 256
+/* Channels the chunk wavefront runs side by side: independent recurrences, in flight together,
+ * so that two channels take about the time of one (each step waits on a chain of dependent
+ * operations). */
+#define K_CK_WFP 2
+
+/* The chunk wavefront's tables for the sections g0 .. g0+G-1 in the lanes: hs[q][k] is h[(q - k)
+ * mod L] of section g0 + k (lane k filters, at a step at chunk position q, the frame k steps
+ * earlier), 0 in lanes k >= G. Built with the instruction set's W x W transposes from each
+ * section's table rotated by W (ext below), not number by number: a call of 128 frames spent a
+ * third of its time here. */
+static void K_CK_FN(ck_wf_tables)(const fx_chunk_sec_t *ps, int g0, int G, K_T (*hs1)[K_W],
+                                  K_T (*hs2)[K_W])
+{
+  for (int which = 0; which < 2; which++) {
+    K_T(*hs)[K_W] = which ? hs2 : hs1;
+    /* ext[k][K_W + j] = h[j] and ext[k][K_W + j] = h[L + j] for -K_W <= j < 0 */
+    _Alignas(64) K_T ext[K_W][K_CK_L + K_W];
+    for (int k = 0; k < G; k++) {
+      const K_T *h = which ? K_CK_H2(ps + g0 + k) : K_CK_H1(ps + g0 + k);
+      memcpy(ext[k], h + K_CK_L - K_W, K_W * sizeof(K_T));
+      memcpy(ext[k] + K_W, h, K_CK_L * sizeof(K_T));
+    }
+    for (int q0 = 0; q0 < K_CK_L; q0 += K_W) {
+      K_V r[K_W];
+      for (int k = 0; k < K_W; k++) {
+        _Alignas(64) K_T v[K_W];
+        if (k < G)
+          memcpy(v, ext[k] + K_W + q0 - k, sizeof(v)); /* h[q0 - k .. q0 - k + W - 1] */
+        else
+          memset(v, 0, sizeof(v));
+        r[k] = K_LOAD(v);
+      }
+      K_CK_TR1(r); /* r[j], lane k: h[q0 + j - k] of section g0 + k */
+      for (int j = 0; j < K_W; j++)
+        K_STORE(hs[q0 + j], r[j]);
+    }
+  }
+}
 
 /* The chunk wavefront, for calls too short to fill the lanes with chunks and for the chunks cut
- * by a call's start or end: the sections of one channel spread over the lanes (lane k: section
+ * by a call's start or end: the sections of a channel spread over the lanes (lane k: section
  * g0 + k), lane k filtering frame t - k at step t, the corrected outputs shifting up one lane per
  * step, exactly the chunked arithmetic of the block path sample by sample: the zero-state
  * recursion, the correction y0 + h1[i] c1 + h2[i] c2 at the sample's chunk position i (lane k
- * reads its h from a table skewed by k), and at the end of a section's chunk its carry (a lane
- * event: the lane's end state into the carry, its recursion back to zero). Sections in groups of
- * up to K_W; buf (n <= K_CK_WFN frames, in place) from chunk position ph. */
-static void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_sec_t *ps,
-                                 fx_chunk_rec_t *rec, int g0, int G, K_T *buf, size_t n, int ph,
-                                 double *hist, size_t f, size_t frames)
+ * reads its h from the tables skewed by k, ck_wf_tables), and at the end of a section's chunk its
+ * carry (a lane event: the lane's end state into the carry, its recursion back to zero). P
+ * channels (constant after inlining, up to K_CK_WFP) side by side, one vector each, sharing the
+ * tables; rec[p] and hist[p] the channels' records and histories. Sections in groups of up to
+ * K_W; buf[p] (n <= K_CK_WFN frames, in place) from chunk position ph. */
+K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_sec_t *ps,
+                                  fx_chunk_rec_t *const *rec, int g0, int G, K_T (*buf)[K_CK_WFN],
+                                  size_t n, int ph, double *const *hist, size_t f, size_t frames,
+                                  K_T (*hs1)[K_W], K_T (*hs2)[K_W], const int P)
 {
-  _Alignas(64) K_T hs1[K_CK_L][K_W], hs2[K_CK_L][K_W];
   _Alignas(64) K_T t0[K_W], t1[K_W], t2[K_W], t3[K_W], t4[K_W], ki[K_W], fs[K_W];
-  _Alignas(64) K_T a1[K_W], a2[K_W], c1[K_W], c2[K_W];
-  double cd1[K_W], cd2[K_W]; /* the carries in double (the lanes hold them rounded) */
-  for (int q = 0; q < K_CK_L; q++)
-    for (int k = 0; k < K_W; k++) {
-      const fx_chunk_sec_t *p = ps + g0 + k;
-      const int i = (q - k + K_CK_L * K_W) % K_CK_L;
-      hs1[q][k] = k < G ? K_CK_H1(p)[i] : (K_T) 0;
-      hs2[q][k] = k < G ? K_CK_H2(p)[i] : (K_T) 0;
-    }
+  _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], c1[K_CK_WFP][K_W], c2[K_CK_WFP][K_W];
+  double cd1[K_CK_WFP][K_W], cd2[K_CK_WFP][K_W]; /* the carries in double (lanes: rounded) */
   for (int k = 0; k < K_W; k++) {
     const int on = k < G;
     const K_T *c = on ? sq[g0 + k].c : NULL, *sb = on ? sq[g0 + k].sb : NULL;
-    const fx_chunk_rec_t *r = rec + g0 + k;
     const int ss = on && K_CK_FN(ck_ss)(sq[g0 + k].shape);
     t0[k] = on ? c[0] : (K_T) 0;
     t1[k] = ss ? sb[0] : on ? c[1] : (K_T) 0;
@@ -250,102 +286,156 @@ static void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_se
     t3[k] = on ? -c[3] : (K_T) 0;
     t4[k] = on ? -c[4] : (K_T) 0;
     ki[k] = (K_T) k;
-    a1[k] = on ? (K_T) r->zs1 : (K_T) 0;
-    a2[k] = on ? (K_T) r->zs2 : (K_T) 0;
-    cd1[k] = on ? r->c1 : 0.0;
-    cd2[k] = on ? r->c2 : 0.0;
-    c1[k] = (K_T) cd1[k];
-    c2[k] = (K_T) cd2[k];
+    for (int p = 0; p < P; p++) {
+      const fx_chunk_rec_t *r = rec[p] + g0 + k;
+      a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0;
+      a2[p][k] = on ? (K_T) r->zs2 : (K_T) 0;
+      cd1[p][k] = on ? r->c1 : 0.0;
+      cd2[p][k] = on ? r->c2 : 0.0;
+      c1[p][k] = (K_T) cd1[p][k];
+      c2[p][k] = (K_T) cd2[p][k];
+    }
   }
   const K_V B0 = K_LOAD(t0), B1 = K_LOAD(t1), B2 = K_LOAD(t2), NA1 = K_LOAD(t3), NA2 = K_LOAD(t4);
   const K_V KI = K_LOAD(ki);
   const K_VM SS = K_MASK(K_LOAD(fs), K_ZERO(), K_SET1((K_T) 1)); /* the state-space lanes */
-  K_V Z1 = K_LOAD(a1), Z2 = K_LOAD(a2), C1 = K_LOAD(c1), C2 = K_LOAD(c2), Y = K_ZERO();
+  K_V Z1[K_CK_WFP], Z2[K_CK_WFP], C1[K_CK_WFP], C2[K_CK_WFP], Y[K_CK_WFP];
+  for (int p = 0; p < P; p++) {
+    Z1[p] = K_LOAD(a1[p]);
+    Z2[p] = K_LOAD(a2[p]);
+    C1[p] = K_LOAD(c1[p]);
+    C2[p] = K_LOAD(c2[p]);
+    Y[p] = K_ZERO();
+  }
   const K_WSEL_T last = K_WSEL_MAKE(G - 1);
   const size_t steps = n + (size_t) G - 1;
-  const int rec_hist = hist && f + n + 2 > frames; /* the call's last two frames are here */
+  const int rec_hist = hist[0] && f + n + 2 > frames; /* the call's last two frames are here */
   for (size_t t = 0; t < steps; t++) {
     const size_t q = ((size_t) ph + t) % K_CK_L;
-    const K_V X = K_INS0(K_ROT(Y), K_SET1(t < n ? buf[t] : (K_T) 0));
-    if (rec_hist && f + t + 2 >= frames) { /* the inputs of the group's inner sections */
-      _Alignas(64) K_T xv[K_W];
-      K_STORE(xv, X);
-      for (int k = 1; k < G; k++) {
-        const size_t fr = f + t - (size_t) k; /* the call's frame in lane k */
-        if (t >= (size_t) k && t - (size_t) k < n && fr + 2 >= frames)
-          hist[2 * (g0 + k) + (int) (frames - 1 - fr)] =
-              (double) xv[k] * K_CK_FN(ck_hs)(sq, g0 + k);
+    const K_V H1 = K_LOAD(hs1[q]), H2 = K_LOAD(hs2[q]);
+    /* the lanes holding a frame: all but at the call's first and last G - 1 steps */
+    const int edge = t + 1 < (size_t) G || t >= n;
+#pragma GCC unroll 2
+    for (int p = 0; p < P; p++) {
+      const K_V X = K_INS0(K_ROT(Y[p]), K_SET1(t < n ? buf[p][t] : (K_T) 0));
+      if (rec_hist && f + t + 2 >= frames) { /* the inputs of the group's inner sections */
+        _Alignas(64) K_T xv[K_W];
+        K_STORE(xv, X);
+        for (int k = 1; k < G; k++) {
+          const size_t fr = f + t - (size_t) k; /* the call's frame in lane k */
+          if (t >= (size_t) k && t - (size_t) k < n && fr + 2 >= frames)
+            hist[p][2 * (g0 + k) + (int) (frames - 1 - fr)] =
+                (double) xv[k] * K_CK_FN(ck_hs)(sq, g0 + k);
+        }
       }
+      const K_V y0 = K_FMA(B0, X, Z1[p]);
+      const K_V w = K_SEL(SS, Z1[p], y0); /* what the poles act on: z1 or y (the two forms) */
+      const K_V n1 = K_FMA(NA1, w, K_FMA(B1, X, Z2[p]));
+      const K_V n2 = K_FMA(NA2, w, K_MUL(B2, X));
+      Y[p] = K_FMA(H2, C2[p], K_FMA(H1, C1[p], y0));
+      if (edge) {
+        const K_VM m = K_MASK(KI, K_SET1((K_T) ((double) t - (double) n)), K_SET1((K_T) t));
+        Z1[p] = K_SEL(m, n1, Z1[p]);
+        Z2[p] = K_SEL(m, n2, Z2[p]);
+      } else {
+        Z1[p] = n1;
+        Z2[p] = n2;
+      }
+      if (t + 1 >= (size_t) G)
+        buf[p][t + 1 - (size_t) G] = K_WEXTRACT(Y[p], last);
     }
-    const K_V y0 = K_FMA(B0, X, Z1);
-    const K_V w = K_SEL(SS, Z1, y0); /* what the poles act on: z1 or y (the two forms) */
-    const K_V n1 = K_FMA(NA1, w, K_FMA(B1, X, Z2));
-    const K_V n2 = K_FMA(NA2, w, K_MUL(B2, X));
-    Y = K_FMA(K_LOAD(hs2[q]), C2, K_FMA(K_LOAD(hs1[q]), C1, y0));
-    if (t + 1 < (size_t) G || t >= n) { /* only the lanes holding a frame */
-      const K_VM m = K_MASK(KI, K_SET1((K_T) ((double) t - (double) n)), K_SET1((K_T) t));
-      Z1 = K_SEL(m, n1, Z1);
-      Z2 = K_SEL(m, n2, Z2);
-    } else {
-      Z1 = n1;
-      Z2 = n2;
-    }
-    if (t + 1 >= (size_t) G)
-      buf[t + 1 - (size_t) G] = K_WEXTRACT(Y, last);
     /* the lane whose frame ended its chunk: the carry */
     const int kk = (int) ((q + 1) % K_CK_L);
     if (kk < G && t >= (size_t) kk && t - (size_t) kk < n) {
       const K_WSEL_T sel = K_WSEL_MAKE(kk);
       const K_VM lane = K_MASK(KI, K_SET1((K_T) (kk - 1)), K_SET1((K_T) kk));
-      K_CK_FN(ck_carry)
-      (ps + g0 + kk, (double) K_WEXTRACT(Z1, sel), (double) K_WEXTRACT(Z2, sel), &cd1[kk],
-       &cd2[kk]);
-      Z1 = K_SEL(lane, K_ZERO(), Z1);
-      Z2 = K_SEL(lane, K_ZERO(), Z2);
-      C1 = K_SEL(lane, K_SET1((K_T) cd1[kk]), C1);
-      C2 = K_SEL(lane, K_SET1((K_T) cd2[kk]), C2);
+      for (int p = 0; p < P; p++) {
+        K_CK_FN(ck_carry)
+        (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(Z2[p], sel),
+         &cd1[p][kk], &cd2[p][kk]);
+        Z1[p] = K_SEL(lane, K_ZERO(), Z1[p]);
+        Z2[p] = K_SEL(lane, K_ZERO(), Z2[p]);
+        C1[p] = K_SEL(lane, K_SET1((K_T) cd1[p][kk]), C1[p]);
+        C2[p] = K_SEL(lane, K_SET1((K_T) cd2[p][kk]), C2[p]);
+      }
     }
   }
-  K_STORE(a1, Z1);
-  K_STORE(a2, Z2);
-  for (int k = 0; k < G; k++) {
-    fx_chunk_rec_t *r = rec + g0 + k;
-    r->zs1 = (double) a1[k];
-    r->zs2 = (double) a2[k];
-    r->c1 = cd1[k];
-    r->c2 = cd2[k];
+  for (int p = 0; p < P; p++) {
+    K_STORE(a1[p], Z1[p]);
+    K_STORE(a2[p], Z2[p]);
+    for (int k = 0; k < G; k++) {
+      fx_chunk_rec_t *r = rec[p] + g0 + k;
+      r->zs1 = (double) a1[p][k];
+      r->zs2 = (double) a2[p][k];
+      r->c1 = cd1[p][k];
+      r->c2 = cd2[p][k];
+    }
   }
 }
 
-/* Frames [f, f + n) of the call, one channel (x: its frame f, stride C), from chunk position ph:
- * pieces of up to K_CK_WFN frames through every group of sections. */
-static void K_CK_FN(ck_wf)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
-                           fx_chunk_rec_t *rec, int K, K_IO *x, size_t C, size_t f, size_t n,
-                           int ph, double *hist, size_t frames)
+/* Frames [f, f + n) of the call, channels ch0 .. ch0+P-1 (x: frame f of channel ch0, stride C),
+ * from chunk position ph: pieces of up to K_CK_WFN frames through every group of sections. rec and
+ * hist: channel ch0's (NULL: no history), the next channel's ks and (ks + 1) * 2 further on. */
+K_AI_CK void K_CK_FN(ck_wf_p)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
+                              fx_chunk_rec_t *rec, size_t ks, int K, K_IO *x, size_t C, size_t f,
+                              size_t n, int ph, double *hist, size_t frames, const int P)
 {
-  K_T buf[K_CK_WFN];
+  _Alignas(64) K_T buf[K_CK_WFP][K_CK_WFN];
+  _Alignas(64) K_T hs1[K_CK_L][K_W], hs2[K_CK_L][K_W];
+  fx_chunk_rec_t *recp[K_CK_WFP];
+  double *hp[K_CK_WFP];
+  for (int p = 0; p < P; p++) {
+    recp[p] = rec + (size_t) p * ks;
+    hp[p] = hist ? hist + (size_t) p * (ks + 1) * 2 : NULL;
+  }
+  int built = -1; /* the group whose tables hs1, hs2 hold */
   for (size_t i0 = 0; i0 < n; i0 += K_CK_WFN) {
     const size_t m = n - i0 < K_CK_WFN ? n - i0 : K_CK_WFN;
-    const size_t fa = f + i0; /* the call's frame of buf[0] */
+    const size_t fa = f + i0; /* the call's frame of buf[.][0] */
     const int pa = (int) (((size_t) ph + i0) % K_CK_L);
-    for (size_t i = 0; i < m; i++)
-      buf[i] = (K_T) x[(i0 + i) * C];
+    for (int p = 0; p < P; p++)
+      for (size_t i = 0; i < m; i++)
+        buf[p][i] = (K_T) x[(i0 + i) * C + (size_t) p];
     for (int g0 = 0; g0 <= K; g0 += K_W) {
       if (hist && fa + m + 2 > frames) /* the input of section g0 at the call's last frames */
-        for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
-          hist[2 * g0 + (int) (frames - 1 - (fa + i))] = (double) buf[i] * K_CK_FN(ck_hs)(q, g0);
+        for (int p = 0; p < P; p++)
+          for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
+            hp[p][2 * g0 + (int) (frames - 1 - (fa + i))] =
+                (double) buf[p][i] * K_CK_FN(ck_hs)(q, g0);
       if (g0 == K)
         break;
       const int G = K - g0 < K_W ? K - g0 : K_W;
-      K_CK_FN(ck_wf_group)(q, ps, rec, g0, G, buf, m, pa, hist, fa, frames);
+      if (built != g0) {
+        K_CK_FN(ck_wf_tables)(ps, g0, G, hs1, hs2);
+        built = g0;
+      }
+      K_CK_FN(ck_wf_group)(q, ps, recp, g0, G, buf, m, pa, hp, fa, frames, hs1, hs2, P);
       if (g0 + G == K && hist && fa + m + 2 > frames) /* the output */
-        for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
-          hist[2 * K + (int) (frames - 1 - (fa + i))] = (double) buf[i];
+        for (int p = 0; p < P; p++)
+          for (size_t i = fa + 2 >= frames ? 0 : frames - 2 - fa; i < m; i++)
+            hp[p][2 * K + (int) (frames - 1 - (fa + i))] = (double) buf[p][i];
       if (g0 + G == K)
         break;
     }
-    for (size_t i = 0; i < m; i++)
-      x[(i0 + i) * C] = (K_IO) buf[i];
+    for (int p = 0; p < P; p++)
+      for (size_t i = 0; i < m; i++)
+        x[(i0 + i) * C + (size_t) p] = (K_IO) buf[p][i];
+  }
+}
+
+/* Frames [f, f + n) of every channel through the chunk wavefront (x: the call's frame f, channel
+ * 0), K_CK_WFP channels at a time. */
+static void K_CK_FN(ck_wf)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
+                           fx_chunk_rec_t *rec, size_t ks, int K, K_IO *x, size_t C, size_t f,
+                           size_t n, int ph, double *hist, size_t frames)
+{
+  for (size_t ch = 0; ch < C; ch += K_CK_WFP) {
+    fx_chunk_rec_t *r = rec + ch * ks;
+    double *h = hist ? hist + ch * (ks + 1) * 2 : NULL;
+    if (C - ch >= 2)
+      K_CK_FN(ck_wf_p)(q, ps, r, ks, K, x + ch, C, f, n, ph, h, frames, 2);
+    else
+      K_CK_FN(ck_wf_p)(q, ps, r, ks, K, x + ch, C, f, n, ph, h, frames, 1);
   }
 }
 
@@ -664,7 +754,7 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
 #else
   const int joint = C == 1;
 #endif
-  /* Full chunks in the lanes where there are enough of them to fill K_CK_MIN_VECTORS vectors;
+  /* Full chunks in the lanes where there are at least K_CK_MIN_LANES lanes' worth of them;
    * the rest (the chunk the previous call began, the one the next call goes on with, or all of a
    * short call) through the chunk wavefront. Both do the same arithmetic. */
   size_t f = ph0 > 0 ? (size_t) (K_CK_L - ph0) : 0;
@@ -672,18 +762,12 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
     f = frames;
   const size_t full = (frames - f) / K_CK_L;
   const size_t P = joint ? C : 1;
-  if (full * P < (size_t) K_CK_MIN_VECTORS * K_W) {
-    for (size_t ch = 0; ch < C; ch++)
-      K_CK_FN(ck_wf)
-    (q, ps, rec + ch * ks, K, data + ch, C, 0, frames, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
-     frames);
+  if (full * P < (size_t) K_CK_MIN_LANES) {
+    K_CK_FN(ck_wf)(q, ps, rec, ks, K, data, C, 0, frames, ph0, hist, frames);
     goto done;
   }
   if (f) /* the rest of the chunk the previous call began */
-    for (size_t ch = 0; ch < C; ch++)
-      K_CK_FN(ck_wf)
-  (q, ps, rec + ch * ks, K, data + ch, C, 0, f, ph0, hist ? hist + ch * (ks + 1) * 2 : NULL,
-   frames);
+    K_CK_FN(ck_wf)(q, ps, rec, ks, K, data, C, 0, f, ph0, hist, frames);
   if (joint) { /* all channels in the lanes together */
     const size_t nbmax = (size_t) K_CK_NB / P;
     for (size_t j = 0; j < full;) {
@@ -705,10 +789,7 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
   }
   f += full * K_CK_L;
   if (f < frames) /* a chunk the next call goes on with */
-    for (size_t ch = 0; ch < C; ch++)
-      K_CK_FN(ck_wf)
-  (q, ps, rec + ch * ks, K, data + f * C + ch, C, f, frames - f, 0,
-   hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
+    K_CK_FN(ck_wf)(q, ps, rec, ks, K, data + f * C, C, f, frames - f, 0, hist, frames);
 done:
   /* the true state, for the caller (and for the next call's check) */
   for (size_t ch = 0; ch < C; ch++)
