@@ -170,15 +170,6 @@ int fxc_want_chunked(const fx_cascade_t *c, int dbl)
 void fxc_chunk_policy(fx_cascade_t *c)
 {
   c->chunked = fxc_want_chunked(c, c->dbl);
-  const int lanes = fxc_chunk_lanes(c->kernel, c->dbl);
-  /* every call where FX_CHUNK=1 says so, or where the probe found the sequential float path not
-   * accurate enough */
-  c->ck_always = c->chunked &&
-                 (fxc_chunk_env() == 1 ||
-                  (!c->dbl && c->precision == FX_PRECISION_AUTO && c->pr_valid && !c->pr_seq_ok));
-  c->ck_min_frames = c->chunked && c->channels > 0
-                         ? 2 * (size_t) lanes * FX_CHUNK_L / (size_t) c->channels
-                         : SIZE_MAX;
   fxc_update_backend(c);
 }
 

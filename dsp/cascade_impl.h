@@ -193,13 +193,10 @@ struct fx_cascade {
    * `chunked`; ckp[cur.K] the sections' tables (rebuilt in process() where a section's run
    * coefficients no longer match them), ckr[C][cur.K] the channels' chunk records. */
   int chunked;
-  /* Which process() calls take them (fxc_chunk_policy()): all (ck_always: FX_CHUNK=1, or single
-   * precision that only the chunked float path makes accurate enough), else those of at least
-   * ck_min_frames frames (two of the chunked kernels' vectors of chunks); ck_now: this call's
-   * choice. Shorter calls run the sequential kernels, faster there; the path changes only the
-   * rounding. */
-  int ck_always, ck_now;
-  size_t ck_min_frames;
+  /* Every process() call of a chunked cascade takes them, however short (the kernels' chunk
+   * wavefront does the same arithmetic per sample as their block path): a call that ran the
+   * sequential kernels would restart the chunk grid from its state and change the rounding of
+   * everything after it, so the output would depend on the buffer split. */
   fx_chunk_sec_t *ckp;
   size_t ckp_cap;
   fx_chunk_rec_t *ckr;
@@ -257,8 +254,7 @@ int fxc_chunk_capable(const fx_cascade_t *c, int dbl);
 /* Whether the chunked float kernels are faster than the sequential ones for K sections over the
  * configured channels (cascade.c). */
 int fxc_chunk_pays(const fx_cascade_t *c, int K);
-/* The chunked kernels' lanes in this arithmetic (dbl) on kernel set k: the block path needs two
- * vectors of these filled with chunks (ck_min_frames). */
+/* The chunked kernels' lanes in this arithmetic (dbl) on kernel set k. */
 int fxc_chunk_lanes(const fx_kernel_t *k, int dbl);
 /* FX_CHUNK, read at configure: -1 unset, 0 never chunked, 1 always (tests, benchmarks). */
 int fxc_chunk_env(void);
@@ -267,8 +263,7 @@ int fxc_chunk_env(void);
  * the only one that passes. */
 int fxc_float_chunked(const fx_cascade_t *c, int K, int seq_ok, int ck_ok);
 int fxc_want_chunked(const fx_cascade_t *c, int dbl);
-/* Sets chunked, ck_always and ck_min_frames for the configured channels and arithmetic, and the
- * backend string. */
+/* Sets chunked for the configured channels and arithmetic, and the backend string. */
 void fxc_chunk_policy(fx_cascade_t *c);
 
 /* ---- cascade_precision.c: FX_PRECISION_AUTO ---- */

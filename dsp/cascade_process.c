@@ -115,7 +115,7 @@ static void run_cur(fx_cascade_t *c, int k0, int k1, void *data, size_t frames)
 {
   if (c->offload && offload_pass(c, k0, k1, data, frames, NULL, NULL))
     return;
-  if (c->ck_now) {
+  if (c->chunked) {
     chunk_tables(c, k0, k1);
     const void *coef = fx_num_at(c->cur.coef, c->dbl, 5 * (size_t) k0);
     void *state = fx_num_at(c->cur.state, c->dbl, 2 * (size_t) k0);
@@ -435,7 +435,6 @@ unsigned fx_cascade_process(fx_cascade_t *c, void *data, size_t frames)
 
   c->dispatches++;
   c->fresh = 0;
-  c->ck_now = c->chunked && (c->ck_always || frames >= c->ck_min_frames);
   const uint64_t pos0 = c->ring_total;
   fxc_ring_push(c, data, frames);
   if (!c->installed)
