@@ -1,12 +1,11 @@
 """DESIGN section 3, Streaming: output never depends on buffer boundaries (F64 <= 1e-12 relative,
-F32 within rounding). The same input in one buffer, in random splits and in 1-frame buffers."""
-
-import os
+F32 within rounding, bit-identical on the chunked kernels). The same input in one buffer, in
+random splits and in 1-frame buffers."""
 
 import numpy as np
 import pytest
 
-from conftest import filter_through, noise, record, rel_err
+from conftest import assert_clean, filter_through, noise, record, rel_err, run_pipeline
 
 pytestmark = pytest.mark.usefixtures("fx")
 
@@ -62,37 +61,37 @@ def test_one_frame_buffers_f64(desc):
 @pytest.mark.parametrize("desc", ELEMENTS[:3] + ELEMENTS[6:8], ids=IDS[:3] + IDS[6:8])
 @pytest.mark.parametrize("precision", ["auto", "single", "double"])
 def test_split_invariance_f32(desc, precision):
-    """F32: within rounding. Different splits may legitimately change float32 rounding only: in
-    double arithmetic that is the output's rounding (1e-5 relative); in float arithmetic also
-    the arithmetic's own (mono and stereo calls long enough to fill the chunked kernels' lanes
-    take them, shorter calls the sequential kernels, and the two round differently): there the
-    splits agree within twice the whole run's own distance from double arithmetic."""
+    """F32, stereo: where the element runs the chunked kernels (its backend ends in "-chunk"),
+    every split gives bit-identical output: every call, however short, runs them, and a chunk cut
+    by a buffer boundary goes on from its record. Elsewhere within rounding: the sequential
+    kernels' time-block path for long calls (three or more section-channels per lane group)
+    rounds differently from short calls; in double arithmetic that is the output's rounding
+    (1e-5 relative), in float arithmetic also the arithmetic's own (twice the whole run's
+    distance from double arithmetic)."""
     rate = 48000
     frames = 9600
     x = noise(frames, 2, seed=11, dtype=np.float32)
     base = desc
+    name = "f"
     if not desc.startswith("fxgain"):
-        desc = desc + " precision=" + precision
-    whole = filter_through(desc, x, rate, split=None)
+        desc = "%s name=%s precision=%s" % (desc, name, precision)
+    res = run_pipeline(desc, x, rate, split=None,
+                       read_props=[(name, "backend")] if desc != base else ())
+    assert_clean(res, frames=frames)
+    whole = res.y
+    backend = res.props.get((name, "backend"), "")
+    exact = backend.endswith("-chunk")
     bar = 1e-5
-    if not base.startswith("fxgain") and precision != "double":
-        # each float path's own distance from double arithmetic on the whole signal: the
-        # chunked kernels (the whole run) and the sequential ones (FX_CHUNK=0, read when the
-        # element configures its engine)
-        exact = filter_through(base + " precision=double", x, rate, split=None)
-        keep = os.environ.get("FX_CHUNK")
-        os.environ["FX_CHUNK"] = "0"
-        try:
-            seq = filter_through(desc, x, rate, split=None)
-        finally:
-            if keep is None:
-                del os.environ["FX_CHUNK"]
-            else:
-                os.environ["FX_CHUNK"] = keep
-        bar = max(bar, 2.0 * max(rel_err(whole, exact), rel_err(seq, exact)))
+    if not exact and desc != base and precision != "double":
+        ref = filter_through(base + " precision=double", x, rate, split=None)
+        bar = max(bar, 2.0 * rel_err(whole, ref))
     for split, rng in _splits(frames, 200)[:2] + [(1, None)]:
         xs, w = (x, whole) if split != 1 else (x[:1500], whole[:1500])
         y = filter_through(desc, xs, rate, split=split, rng=rng)
+        if exact:
+            assert np.array_equal(y, w), "%s (%s) split %r: %d samples differ" % (
+                desc, backend, split, int(np.sum(y != w)))
+            continue
         err = rel_err(y, w)
         record("streaming F32 " + precision, "rel_err", err, desc)
         assert err <= bar, "%s split %r: relative difference %.3g (bar %.3g)" % (desc, split, err,
