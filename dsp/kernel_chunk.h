@@ -226,8 +226,8 @@ K_AI_CK double K_CK_FN(ck_hs)(const K_CK_FN(ck_sec_t) * q, int s)
 /* The chunk wavefront's tables for the sections g0 .. g0+G-1 in the lanes: hs[q][k] is h[(q - k)
  * mod L] of section g0 + k (lane k filters, at a step at chunk position q, the frame k steps
  * earlier), 0 in lanes k >= G. Built with the instruction set's W x W transposes from each
- * section's table rotated by W (ext below), not number by number: a call of 128 frames spent a
- * third of its time here. */
+ * section's table rotated by W (ext below), not number by number: built once per wavefront
+ * call, so its cost counts in every short call. */
 static void K_CK_FN(ck_wf_tables)(const fx_chunk_sec_t *ps, int g0, int G, K_T (*hs1)[K_W],
                                   K_T (*hs2)[K_W])
 {

@@ -201,17 +201,14 @@ static void test_chunk_invariance_in(const char *chunk)
         }
         rng_seed(77 + (uint64_t) C * 31 + (uint64_t) variant);
         const int ones = variant == 2 || C == 3;
-        int dbl = fx_cascade_uses_double(c2); /* double arithmetic in every segment */
         if (variant == 0) {
           process_split(c2, fmt, a, C, 0, frames, ones);
         } else {
           process_split(c2, fmt, a, C, 0, t1, ones);
           fx_cascade_set_sections(c2, sos_b, Kb, 1.0);
-          dbl &= fx_cascade_uses_double(c2);
           if (variant == 2) {
             process_split(c2, fmt, a, C, t1, t2, ones);
             fx_cascade_set_sections(c2, sos_c, Kc, 1.2);
-            dbl &= fx_cascade_uses_double(c2);
             process_split(c2, fmt, a, C, t2, frames, ones);
           } else {
             process_split(c2, fmt, a, C, t1, frames, ones);
@@ -1474,8 +1471,8 @@ static void test_inner_stage_warm_up_is_exact(void)
  * 64 frames), so that no call restarts the chunk grid. Each call's output is compared bit for bit
  * with the same call under FX_CHUNK=1 (always chunked) and FX_CHUNK=0 (never), on every
  * instruction set with chunked float kernels. */
-static void threshold_run(int C, size_t frames, const char *env, const fx_sos_t *sos, int K,
-                          float *out)
+static void every_call_run(int C, size_t frames, const char *env, const fx_sos_t *sos, int K,
+                           float *out)
 {
   if (env)
     setenv("FX_CHUNK", env, 1);
@@ -1512,9 +1509,9 @@ static void test_chunk_every_call(void)
         const size_t n = lens[li], N = n * (size_t) C;
         float *d = malloc(N * sizeof(float)), *ck = malloc(N * sizeof(float)),
               *sq = malloc(N * sizeof(float));
-        threshold_run(C, n, NULL, sos, K, d);
-        threshold_run(C, n, "1", sos, K, ck);
-        threshold_run(C, n, "0", sos, K, sq);
+        every_call_run(C, n, NULL, sos, K, d);
+        every_call_run(C, n, "1", sos, K, ck);
+        every_call_run(C, n, "0", sos, K, sq);
         if (n >= 64)
           CHECK(memcmp(ck, sq, N * sizeof(float)) != 0,
                 "%s C=%d: the two paths differ (a test that can tell)", isa->name, C);
