@@ -144,29 +144,30 @@ static gint pad_task_started_cmp(gconstpointer value, gconstpointer unused)
   return started ? 0 : 1;
 }
 
+/* Whether `it` holds an item that `cmp` matches (returns 0 for); frees the iterator. */
+static gboolean iterator_finds(GstIterator *it, GCompareFunc cmp)
+{
+  GValue found = G_VALUE_INIT;
+  gboolean any = gst_iterator_find_custom(it, cmp, &found, NULL);
+
+  if (any)
+    g_value_unset(&found);
+  gst_iterator_free(it);
+  return any;
+}
+
 static gint element_task_started_cmp(gconstpointer value, gconstpointer unused)
 {
-  GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(value)));
-  GValue found = G_VALUE_INIT;
-  gboolean started = gst_iterator_find_custom(pads, pad_task_started_cmp, &found, NULL);
-
   (void) unused;
-  if (started)
-    g_value_unset(&found);
-  gst_iterator_free(pads);
-  return started ? 0 : 1;
+  return iterator_finds(gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(value))),
+                        pad_task_started_cmp)
+             ? 0
+             : 1;
 }
 
 static gboolean pipeline_tasks_started(GstElement *pipeline)
 {
-  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline));
-  GValue found = G_VALUE_INIT;
-  gboolean started = gst_iterator_find_custom(it, element_task_started_cmp, &found, NULL);
-
-  if (started)
-    g_value_unset(&found);
-  gst_iterator_free(it);
-  return started;
+  return iterator_finds(gst_bin_iterate_recurse(GST_BIN(pipeline)), element_task_started_cmp);
 }
 
 /* Whether a factory of `list` takes `caps` on its sink pads. */
