@@ -8,4 +8,5 @@
 #define K_X256_CVG_D 4
 #define K_X256_CVG_F 8
 #define K_CHUNK_NAME fx_kernel_avx512_f32_s_chunk
+#define K_CK_SUB 1 /* kernel_chunk.h, "Two forms": 32 registers */
 #include "kernel_x256.h"

@@ -31,6 +31,18 @@
  *   - transposed direct form II: y = b0 x + z1; z1 <- b1 x - a1 y + z2; z2 <- b2 x - a2 y;
  *   - state-space form of the same state: z1 <- sb1 x - a1 z1 + z2; z2 <- sb2 x - a2 z1, with
  *     sb1 = b1 - a1 b0, sb2 = b2 - a2 b0 (chunk.h), y = b0 x + z1 as before.
+ * With K_CK_SUB (an instruction set with registers for a third state vector per recurrence: the
+ * AVX-512 entry's 32), the state-space form runs with z2 substituted into the next step:
+ *     z1 <- fma(-a1, z1, fma(-a2, zp, fma(sb1, x, zu))),  zp <- z1,  zu <- sb2 x
+ * (zp and zu: z1 and sb2 x one frame back), so that a step waits on the one before through two
+ * multiply-adds every two frames (z1 one frame back is known a step early), not three. (The
+ * transposed form's own loop, z1 -> y -> z1, does not shorten that way, and substituted it
+ * measured up to 2.5 dB less SER behind poles near z = -1: it stays as it is.)
+ * Where the lanes hold few recurrences (short calls) that latency sets the pace: 128-frame stereo
+ * calls of the seed chain take 0.81-0.83 of the time, long calls 1.01-1.03 (bench/ab-chunk.sh;
+ * docs/cascade.md, "Chunked kernels"). z2 = fma(-a2, wp, up) is formed only for the carry at a
+ * chunk's end and for the records. Without K_CK_SUB (16 registers: the third vector spills, long
+ * calls 1.09-1.10 of the time), z1 <- fma(-a1, w, fma(b1', x, z2)), z2 <- fma(-a2, w, u).
  * Behind poles near z = 1 with zeros at z = 1 (high-pass sections) the transposed form rounds
  * b1 x + z2, of the size of 2 x, into a state far smaller than x, and the poles amplify those
  * errors; the state-space form's terms have the size of the state (the sb are small there). In
@@ -66,6 +78,9 @@
 #define K_CK_MIN_LANES 2
 #endif
 #define K_CK_L FX_CHUNK_L
+#ifndef K_CK_SUB
+#define K_CK_SUB 0
+#endif
 
 #define K_CK_CAT2(a, b) a##_##b
 #define K_CK_CAT(a, b) K_CK_CAT2(a, b)
@@ -273,7 +288,8 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
                                   K_T (*hs1)[K_W], K_T (*hs2)[K_W], const int P)
 {
   _Alignas(64) K_T t0[K_W], t1[K_W], t2[K_W], t3[K_W], t4[K_W], ki[K_W], fs[K_W];
-  _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], c1[K_CK_WFP][K_W], c2[K_CK_WFP][K_W];
+  _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], a3[K_CK_WFP][K_W], c1[K_CK_WFP][K_W],
+      c2[K_CK_WFP][K_W];
   double cd1[K_CK_WFP][K_W], cd2[K_CK_WFP][K_W]; /* the carries in double (lanes: rounded) */
   for (int k = 0; k < K_W; k++) {
     const int on = k < G;
@@ -288,8 +304,9 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
     ki[k] = (K_T) k;
     for (int p = 0; p < P; p++) {
       const fx_chunk_rec_t *r = rec[p] + g0 + k;
-      a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0;
-      a2[p][k] = on ? (K_T) r->zs2 : (K_T) 0;
+      a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0; /* Z1, Z2 (zu) and ZP (ck_zs) */
+      a2[p][k] = on ? (K_T) (K_CK_SUB && ss ? r->zu : r->zs2) : (K_T) 0;
+      a3[p][k] = on ? (K_T) r->zp : (K_T) 0;
       cd1[p][k] = on ? r->c1 : 0.0;
       cd2[p][k] = on ? r->c2 : 0.0;
       c1[p][k] = (K_T) cd1[p][k];
@@ -299,10 +316,11 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
   const K_V B0 = K_LOAD(t0), B1 = K_LOAD(t1), B2 = K_LOAD(t2), NA1 = K_LOAD(t3), NA2 = K_LOAD(t4);
   const K_V KI = K_LOAD(ki);
   const K_VM SS = K_MASK(K_LOAD(fs), K_ZERO(), K_SET1((K_T) 1)); /* the state-space lanes */
-  K_V Z1[K_CK_WFP], Z2[K_CK_WFP], C1[K_CK_WFP], C2[K_CK_WFP], Y[K_CK_WFP];
+  K_V Z1[K_CK_WFP], Z2[K_CK_WFP], ZP[K_CK_WFP], C1[K_CK_WFP], C2[K_CK_WFP], Y[K_CK_WFP];
   for (int p = 0; p < P; p++) {
     Z1[p] = K_LOAD(a1[p]);
     Z2[p] = K_LOAD(a2[p]);
+    ZP[p] = K_LOAD(a3[p]);
     C1[p] = K_LOAD(c1[p]);
     C2[p] = K_LOAD(c2[p]);
     Y[p] = K_ZERO();
@@ -330,14 +348,22 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       }
       const K_V y0 = K_FMA(B0, X, Z1[p]);
       const K_V w = K_SEL(SS, Z1[p], y0); /* what the poles act on: z1 or y (the two forms) */
+#if K_CK_SUB /* the state-space lanes substituted, the others not (ck_zs) */
+      const K_V in = K_FMA(B1, X, Z2[p]), u = K_MUL(B2, X);
+      const K_V n1 = K_FMA(NA1, w, K_SEL(SS, K_FMA(NA2, ZP[p], in), in));
+      const K_V n2 = K_SEL(SS, u, K_FMA(NA2, w, u));
+#else
       const K_V n1 = K_FMA(NA1, w, K_FMA(B1, X, Z2[p]));
       const K_V n2 = K_FMA(NA2, w, K_MUL(B2, X));
+#endif
       Y[p] = K_FMA(H2, C2[p], K_FMA(H1, C1[p], y0));
       if (edge) {
         const K_VM m = K_MASK(KI, K_SET1((K_T) ((double) t - (double) n)), K_SET1((K_T) t));
+        ZP[p] = K_SEL(m, w, ZP[p]);
         Z1[p] = K_SEL(m, n1, Z1[p]);
         Z2[p] = K_SEL(m, n2, Z2[p]);
       } else {
+        ZP[p] = w;
         Z1[p] = n1;
         Z2[p] = n2;
       }
@@ -350,11 +376,13 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       const K_WSEL_T sel = K_WSEL_MAKE(kk);
       const K_VM lane = K_MASK(KI, K_SET1((K_T) (kk - 1)), K_SET1((K_T) kk));
       for (int p = 0; p < P; p++) {
+        const K_V E2 = K_CK_SUB ? K_SEL(SS, K_FMA(NA2, ZP[p], Z2[p]), Z2[p]) : Z2[p]; /* z2 */
         K_CK_FN(ck_carry)
-        (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(Z2[p], sel),
-         &cd1[p][kk], &cd2[p][kk]);
+        (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(E2, sel), &cd1[p][kk],
+         &cd2[p][kk]);
         Z1[p] = K_SEL(lane, K_ZERO(), Z1[p]);
         Z2[p] = K_SEL(lane, K_ZERO(), Z2[p]);
+        ZP[p] = K_SEL(lane, K_ZERO(), ZP[p]);
         C1[p] = K_SEL(lane, K_SET1((K_T) cd1[p][kk]), C1[p]);
         C2[p] = K_SEL(lane, K_SET1((K_T) cd2[p][kk]), C2[p]);
       }
@@ -363,10 +391,14 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
   for (int p = 0; p < P; p++) {
     K_STORE(a1[p], Z1[p]);
     K_STORE(a2[p], Z2[p]);
+    K_STORE(a3[p], ZP[p]);
+    K_STORE(t0, K_CK_SUB ? K_SEL(SS, K_FMA(NA2, ZP[p], Z2[p]), Z2[p]) : Z2[p]); /* z2 */
     for (int k = 0; k < G; k++) {
       fx_chunk_rec_t *r = rec[p] + g0 + k;
       r->zs1 = (double) a1[p][k];
-      r->zs2 = (double) a2[p][k];
+      r->zs2 = (double) t0[k];
+      r->zp = (double) a3[p][k];
+      r->zu = (double) a2[p][k];
       r->c1 = cd1[p][k];
       r->c2 = cd2[p][k];
     }
@@ -542,11 +574,14 @@ K_AI_CK void K_CK_FN(ck_move)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int
  * recurrences; with `corr`, each input sample first gets the previous section's correction
  * (fused here, so the block is read and written once per section); `shape` (constant after
  * inlining) the section's numerator. */
-K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_V *z1, K_V *z2,
+K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_T *e1, K_T *e2,
                             const K_T *h1, const K_T *h2, const K_V *C1, const K_V *C2,
                             const int nv, const int corr, const int shape)
 {
-  const int ss = K_CK_FN(ck_ss)(shape);
+  K_V z1[K_CK_NV], z2[K_CK_NV], zp[K_CK_NV];
+  for (int v = 0; v < K_CK_NV; v++)
+    z1[v] = z2[v] = zp[v] = K_ZERO();
+  const int ss = K_CK_FN(ck_ss)(shape), sub = K_CK_SUB && ss;
   const K_V b0 = K_SET1(c[0]), b1 = K_SET1(ss ? sb[0] : c[1]), b2 = K_SET1(ss ? sb[1] : c[2]);
   const K_V na1 = K_SET1(-c[3]), na2 = K_SET1(-c[4]);
   for (int i = 0; i < K_CK_L; i++) {
@@ -560,21 +595,33 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
       K_V xv = buf[i][v];
       if (corr)
         xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
-      K_V y, t, u;
+      /* zp: what the poles act on one frame back (z1 or y); z2: zu (sb2 x or x) one frame back */
+      K_V y, in, w, u;
       if (ss) { /* the state-space form (b1, b2 hold sb1, sb2) */
         y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);
-        t = K_FMA(b1, xv, z2[v]);
+        in = K_FMA(b1, xv, z2[v]);
+        w = z1[v];
         u = K_MUL(b2, xv);
       } else { /* the shaped transposed form of 1, 2, 1 */
         y = K_ADD(xv, z1[v]);
-        t = K_ADD(z2[v], K_ADD(xv, xv));
+        in = K_ADD(K_ADD(xv, xv), z2[v]);
+        w = y;
         u = xv;
       }
-      const K_V w = ss ? z1[v] : y; /* what the poles act on */
-      z1[v] = K_FMA(na1, w, t);
-      z2[v] = K_FMA(na2, w, u);
+      if (sub) {
+        z1[v] = K_FMA(na1, w, K_FMA(na2, zp[v], in));
+        zp[v] = w;
+        z2[v] = u;
+      } else {
+        z1[v] = K_FMA(na1, w, in);
+        z2[v] = K_FMA(na2, w, u);
+      }
       buf[i][v] = y;
     }
+  }
+  for (int v = 0; v < nv; v++) { /* the chunks' end states, z2 formed (above) */
+    K_STORE(e1 + v * K_W, z1[v]);
+    K_STORE(e2 + v * K_W, sub ? K_FMA(na2, zp[v], z2[v]) : z2[v]);
   }
 }
 
@@ -624,21 +671,18 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     if (s == K)
       break;
     const fx_chunk_sec_t *p = ps + s;
-    K_V z1[K_CK_NV], z2[K_CK_NV];
-    for (int v = 0; v < K_CK_NV; v++)
-      z1[v] = z2[v] = K_ZERO();
     const K_T *c = q[s].c, *sb = q[s].sb;
     /* 1. zero-state pass (with the previous section's correction) */
 #define K_CK_ZS_SHAPE(NVC, CORR)                                                                   \
   switch (shape) {                                                                                 \
   case K_CK_UNIT:                                                                                  \
-    K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_UNIT);                      \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_UNIT);                      \
     break;                                                                                         \
   case K_CK_BINP:                                                                                  \
-    K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP);                      \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP);                      \
     break;                                                                                         \
   default:                                                                                         \
-    K_CK_FN(ck_zs)(buf, c, sb, z1, z2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN);                       \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN);                       \
   }
 #define K_CK_ZS(NVC)                                                                               \
   case NVC:                                                                                        \
@@ -652,6 +696,8 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     switch (nv) {
 #if K_CK_NV >= 4
       K_CK_ZS(4)
+#endif
+#if K_CK_NV >= 3
       K_CK_ZS(3)
 #endif
       K_CK_ZS(2)
@@ -660,10 +706,6 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     }
 #undef K_CK_ZS
 #undef K_CK_ZS_SHAPE
-    for (int v = 0; v < nv; v++) {
-      K_STORE(e1 + v * K_W, z1[v]);
-      K_STORE(e2 + v * K_W, z2[v]);
-    }
     /* 2. carries, chunk by chunk, in double (the P channels' chains side by side) */
     cur ^= 1;
     for (int l = nb * P; l < nv * K_W; l++) /* the padding lanes of the last vector */
@@ -743,6 +785,8 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
         const double d = K_CK_FN(ck_exp2)(q[s].t - r->t);
         r->zs1 *= d;
         r->zs2 *= d;
+        r->zp *= d;
+        r->zu *= d;
         r->c1 *= d;
         r->c2 *= d;
         r->t = q[s].t;
@@ -839,6 +883,7 @@ void K_CHUNK_NAME(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk_rec_t *rec
 
 #undef K_CK_NB
 #undef K_CK_L
+#undef K_CK_SUB
 #undef K_CK_H1
 #undef K_CK_H2
 #undef K_CK_SB

@@ -144,7 +144,11 @@ def test_split_bit_exact(kernel, channels, monkeypatch):
 
 @pytest.mark.parametrize("pair", (("sse2", "scalar"), ("avx512", "avx2")))
 def test_same_arithmetic_bit_identical(pair, monkeypatch):
-    """SSE2 does the scalar kernel's operations; AVX-512 does AVX2's (FMA) lane by lane."""
+    """SSE2 does the scalar kernel's operations; AVX-512 does AVX2's (FMA) lane by lane, but for
+    the chunked kernels' recursion, which AVX-512 runs in the substituted form (kernel_chunk.h,
+    K_CK_SUB: its 32 registers hold the third state vector). There the two round differently,
+    and the substituted form is no less accurate against scipy's float64: its SER at most 1 dB
+    below AVX2's, or both beyond 200 dB (double arithmetic: the reference's own rounding)."""
     for k in pair:
         if not supported(k):
             print("SKIP kernel %s: not supported by this CPU" % k)
@@ -163,7 +167,13 @@ def test_same_arithmetic_bit_identical(pair, monkeypatch):
                     monkeypatch.setenv("FX_KERNEL", k)
                     ys.append(engine(k, channels, dtype, prec, sos).filter(
                         x, split=random_split(2000, 9)))
-                assert np.array_equal(ys[0], ys[1]), (chunk, channels, dtype, prec)
+                if chunk == "1" and pair[0] == "avx512":
+                    ref = sig.sosfilt(sos, x.astype(np.float64), axis=0)
+                    s0, s1 = ser_db(ys[0], ref), ser_db(ys[1], ref)
+                    assert s0 >= s1 - 1.0 or min(s0, s1) >= 200.0, (
+                        chunk, channels, dtype, prec, s0, s1)
+                else:
+                    assert np.array_equal(ys[0], ys[1]), (chunk, channels, dtype, prec)
 
 
 # ------------------------------------------------------------------------------------------------
