@@ -60,9 +60,12 @@ typedef struct {
  * kernel's arithmetic type holds (float values convert to double exactly). */
 typedef struct {
   double zs1, zs2; /* the zero-state recursion's state inside the current chunk */
-  /* The state-space form's recursion as the kernels run it (kernel_chunk.h, "Two forms"): z1 one
-   * frame back and sb2 times the last input, from which zs2 = -a2 zp + zu (one rounding). */
+  /* Where `sub`, the substituted state-space recursion's state (kernel_chunk.h, "Two forms"): z1
+   * one frame back and sb2 times the last input, from which zs2 = -a2 zp + zu (one rounding).
+   * zs2 holds z2 either way, so a section whose numerator changes its form while its record
+   * holds goes on from it. */
   double zp, zu;
+  int sub;
   double c1, c2;   /* the carry: the true state at the current chunk's start */
   double st1, st2; /* the true state the kernel last wrote to the caller's state array */
   int phase;       /* frames of the current chunk done (0 .. L-1) */

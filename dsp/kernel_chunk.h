@@ -39,10 +39,11 @@
  * transposed form's own loop, z1 -> y -> z1, does not shorten that way, and substituted it
  * measured up to 2.5 dB less SER behind poles near z = -1: it stays as it is.)
  * Where the lanes hold few recurrences (short calls) that latency sets the pace: 128-frame stereo
- * calls of the seed chain take 0.81-0.83 of the time, long calls 1.01-1.03 (bench/ab-chunk.sh;
- * docs/cascade.md, "Chunked kernels"). z2 = fma(-a2, wp, up) is formed only for the carry at a
- * chunk's end and for the records. Without K_CK_SUB (16 registers: the third vector spills, long
- * calls 1.09-1.10 of the time), z1 <- fma(-a1, w, fma(b1', x, z2)), z2 <- fma(-a2, w, u).
+ * calls of the seed chain take 0.87 of the time, long calls 1.01-1.015 (bench/ab-chunk.sh;
+ * docs/cascade.md, "The recursion's loop on AVX-512"). z2 = fma(-a2, zp, zu) is formed only for
+ * the carry at a chunk's end and for the records. Without K_CK_SUB (16 registers: the third
+ * vector spills, long calls 1.09-1.10 of the time) the form is the one above,
+ * z1 <- fma(-a1, z1, fma(sb1, x, z2)), z2 <- fma(-a2, z1, sb2 x).
  * Behind poles near z = 1 with zeros at z = 1 (high-pass sections) the transposed form rounds
  * b1 x + z2, of the size of 2 x, into a state far smaller than x, and the poles amplify those
  * errors; the state-space form's terms have the size of the state (the sb are small there). In
@@ -291,6 +292,7 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
   _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], a3[K_CK_WFP][K_W], c1[K_CK_WFP][K_W],
       c2[K_CK_WFP][K_W];
   double cd1[K_CK_WFP][K_W], cd2[K_CK_WFP][K_W]; /* the carries in double (lanes: rounded) */
+  int subl[K_CK_WFP][K_W];
   for (int k = 0; k < K_W; k++) {
     const int on = k < G;
     const K_T *c = on ? sq[g0 + k].c : NULL, *sb = on ? sq[g0 + k].sb : NULL;
@@ -304,9 +306,14 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
     ki[k] = (K_T) k;
     for (int p = 0; p < P; p++) {
       const fx_chunk_rec_t *r = rec[p] + g0 + k;
-      a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0; /* Z1, Z2 (zu) and ZP (ck_zs) */
-      a2[p][k] = on ? (K_T) (K_CK_SUB && ss ? r->zu : r->zs2) : (K_T) 0;
-      a3[p][k] = on ? (K_T) r->zp : (K_T) 0;
+      /* Z1, Z2 (z2, or zu where substituted) and ZP (ck_zs); a substituted lane whose record
+       * holds z2 only (its section ran the other form: a numerator changed) goes on from zp = 0,
+       * zu = z2 */
+      const int sub = K_CK_SUB && ss, from = sub && r->sub;
+      a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0;
+      a2[p][k] = on ? (K_T) (from ? r->zu : r->zs2) : (K_T) 0;
+      a3[p][k] = from ? (K_T) r->zp : (K_T) 0;
+      subl[p][k] = sub;
       cd1[p][k] = on ? r->c1 : 0.0;
       cd2[p][k] = on ? r->c2 : 0.0;
       c1[p][k] = (K_T) cd1[p][k];
@@ -399,6 +406,7 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       r->zs2 = (double) t0[k];
       r->zp = (double) a3[p][k];
       r->zu = (double) a2[p][k];
+      r->sub = subl[p][k];
       r->c1 = cd1[p][k];
       r->c2 = cd2[p][k];
     }
@@ -595,7 +603,8 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
       K_V xv = buf[i][v];
       if (corr)
         xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
-      /* zp: what the poles act on one frame back (z1 or y); z2: zu (sb2 x or x) one frame back */
+      /* w: what the poles act on (z1 or y); u: the input's term of the next z2. Substituted
+       * (`sub`), z2 holds zu (u one frame back) and zp w one frame back; otherwise z2 is z2. */
       K_V y, in, w, u;
       if (ss) { /* the state-space form (b1, b2 hold sb1, sb2) */
         y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);

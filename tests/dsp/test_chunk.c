@@ -15,7 +15,8 @@
  *     is the arithmetic type;
  *   - the passes' powers of two (kernel_chunk.h, ck_norm): a cascade balanced otherwise is
  *     bit-identical, and numerators that change in mid-stream under kept records agree with the
- *     sequential kernel and stay split-invariant;
+ *     sequential kernel and stay split-invariant; so do numerators that change a section's form
+ *     (1, 2, 1 and general) in mid-chunk;
  *   - the tables: h1/h2 against the zero-input response computed directly, A^L against h. */
 #include <math.h>
 #include <stdint.h>
@@ -262,13 +263,58 @@ static void pow2_sections(double *coef)
   }
 }
 
+/* A change of coefficients in mid-chunk with the records kept (the caller's state untouched),
+ * from u's to w's at frame NFRAMES / 2: the output agrees with the sequential kernel given the
+ * same change, and any split of the stream is bit-identical to calls cut only at the change. */
+static void midstream_change(const setup_t *u, const setup_t *w, int K, int C, const char *what)
+{
+  const int fl = u->fl;
+  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl), half = NFRAMES / 2;
+  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+  fill_input(fl, x, N);
+  const char *isa = u->kn->name, *fn = fl_name[fl];
+  double sta[2 * KMAX * CMAX] = {0}, stb[2 * KMAX * CMAX] = {0}, sts[2 * KMAX * CMAX] = {0};
+  fx_chunk_rec_t ra[KMAX * CMAX], rb[KMAX * CMAX];
+  memset(ra, 0, sizeof(ra));
+  memset(rb, 0, sizeof(rb));
+  memcpy(a, x, N * es);
+  memcpy(b, x, N * es);
+  memcpy(s, x, N * es);
+  ck_call(u, ra, sta, NULL, 0, K, K, a, half, C);
+  ck_call(w, ra, sta, NULL, 0, K, K, a + half * (size_t) C * es, NFRAMES - half, C);
+  for (size_t pos = 0; pos < NFRAMES;) {
+    size_t n = split_size();
+    const size_t end = pos < half ? half : NFRAMES;
+    if (n > end - pos)
+      n = end - pos;
+    ck_call(pos < half ? u : w, rb, stb, NULL, 0, K, K, b + pos * (size_t) C * es, n, C);
+    pos += n;
+  }
+  seq_call(u, sts, NULL, K, s, half, C);
+  seq_call(w, sts, NULL, K, s + half * (size_t) C * es, NFRAMES - half, C);
+  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: split output differs across a change of %s", isa,
+        fn, C, what);
+  double peak = 0, err = 0;
+  for (size_t i = 0; i < N; i++) {
+    peak = fmax(peak, fabs(at(fl, s, i)));
+    err = fmax(err, fabs(at(fl, a, i) - at(fl, s, i)));
+  }
+  const double tol = fl == FL_F64 ? 1e-12 : fl == FL_F32D ? 1e-6 : 1e-4;
+  CHECK(err <= tol * fmax(peak, 1e-3),
+        "%s %s C=%d: across a change of %s, output %.3g off the sequential (peak %.3g)", isa, fn, C,
+        what, err, peak);
+  free(x);
+  free(a);
+  free(b);
+  free(s);
+}
+
 /* Power-of-two identities through the passes' scaling:
  *   - the same cascade balanced otherwise (a section's numerator times 2^e, the next one's
  *     divided by it: exactly the same filter in floating point) gives bit-identical output;
  *   - numerators that change in mid-stream (a section's b0 no longer a power of two, or one more
- *     that is) with the records kept, so the passes' scales change under them: the output agrees
- *     with the sequential kernel given the same change, and any split of the stream is
- *     bit-identical to calls cut only at the change. */
+ *     that is) with the records kept, so the passes' scales change under them
+ *     (midstream_change). */
 static void pow2_case(const fx_kernel_t *kn, int fl, int C)
 {
   const int K = 4;
@@ -283,11 +329,10 @@ static void pow2_case(const fx_kernel_t *kn, int fl, int C)
   }
   setup_build(&u, K);
   setup_build(&v, K);
-  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl), half = NFRAMES / 2;
-  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es), *s = malloc(N * es);
+  const size_t N = (size_t) NFRAMES * (size_t) C, es = ssz(fl);
+  unsigned char *x = malloc(N * es), *a = malloc(N * es), *b = malloc(N * es);
   fill_input(fl, x, N);
-  const char *isa = kn->name, *fn = fl_name[fl];
-  double sta[2 * KMAX * CMAX] = {0}, stb[2 * KMAX * CMAX] = {0}, sts[2 * KMAX * CMAX] = {0};
+  double sta[2 * KMAX * CMAX] = {0}, stb[2 * KMAX * CMAX] = {0};
   fx_chunk_rec_t ra[KMAX * CMAX], rb[KMAX * CMAX];
   memset(ra, 0, sizeof(ra));
   memset(rb, 0, sizeof(rb));
@@ -295,46 +340,44 @@ static void pow2_case(const fx_kernel_t *kn, int fl, int C)
   memcpy(b, x, N * es);
   ck_call(&u, ra, sta, NULL, 0, K, K, a, NFRAMES, C);
   ck_call(&v, rb, stb, NULL, 0, K, K, b, NFRAMES, C);
-  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: a rebalanced cascade's output differs", isa, fn, C);
+  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: a rebalanced cascade's output differs", kn->name,
+        fl_name[fl], C);
+  free(x);
+  free(a);
+  free(b);
   /* the change in mid-stream: u's section j numerator times 0.75 (or a power of two in j + 1) */
   setup_t w = u;
   const double f = rng_next() % 2 ? 0.75 : 0.5;
   for (int i = 0; i < 3; i++)
     w.coef[5 * (f == 0.75 ? j : 3) + i] *= f;
   setup_build(&w, K);
-  memset(sta, 0, sizeof(sta));
-  memset(stb, 0, sizeof(stb));
-  memset(ra, 0, sizeof(ra));
-  memset(rb, 0, sizeof(rb));
-  memcpy(a, x, N * es);
-  memcpy(b, x, N * es);
-  memcpy(s, x, N * es);
-  ck_call(&u, ra, sta, NULL, 0, K, K, a, half, C);
-  ck_call(&w, ra, sta, NULL, 0, K, K, a + half * (size_t) C * es, NFRAMES - half, C);
-  for (size_t pos = 0; pos < NFRAMES;) {
-    size_t n = split_size();
-    const size_t end = pos < half ? half : NFRAMES;
-    if (n > end - pos)
-      n = end - pos;
-    ck_call(pos < half ? &u : &w, rb, stb, NULL, 0, K, K, b + pos * (size_t) C * es, n, C);
-    pos += n;
-  }
-  seq_call(&u, sts, NULL, K, s, half, C);
-  seq_call(&w, sts, NULL, K, s + half * (size_t) C * es, NFRAMES - half, C);
-  CHECK(memcmp(a, b, N * es) == 0, "%s %s C=%d: split output differs across a change", isa, fn, C);
-  double peak = 0, err = 0;
-  for (size_t i = 0; i < N; i++) {
-    peak = fmax(peak, fabs(at(fl, s, i)));
-    err = fmax(err, fabs(at(fl, a, i) - at(fl, s, i)));
-  }
-  const double tol = fl == FL_F64 ? 1e-12 : fl == FL_F32D ? 1e-6 : 1e-4;
-  CHECK(err <= tol * fmax(peak, 1e-3),
-        "%s %s C=%d: across a change of numerators, output %.3g off the sequential (peak %.3g)",
-        isa, fn, C, err, peak);
-  free(x);
-  free(a);
-  free(b);
-  free(s);
+  midstream_change(&u, &w, K, C, "numerators");
+}
+
+/* A section whose numerator changes form in mid-chunk under kept records (a gain folded into
+ * it, as the engine does): 1, 2, 1 (the transposed form) to a general one (the state-space form,
+ * substituted where the instruction set does: kernel_chunk.h, K_CK_SUB), or back
+ * (midstream_change). */
+static void form_case(const fx_kernel_t *kn, int fl, int C, int to_general)
+{
+  const int K = 3;
+  setup_t u = {.kn = kn, .fl = fl};
+  memset(u.coef, 0, sizeof(u.coef));
+  random_sections(u.coef, K);
+  double *c = u.coef + 5;
+  const double r = 0.6 + 0.3 * (rng_uniform() + 1.0) / 2.0, th = 0.4 + (rng_uniform() + 1.0);
+  c[3] = -2.0 * r * cos(th);
+  c[4] = r * r;
+  const double g = 1.0; /* exactly 1, 2, 1: the transposed form (ck_norm) */
+  c[0] = c[2] = g;
+  c[1] = 2.0 * g;
+  setup_t w = u;
+  double *d = (to_general ? w.coef : u.coef) + 5;
+  d[1] = 1.3 * g;
+  d[2] = 0.6 * g;
+  setup_build(&u, K);
+  setup_build(&w, K);
+  midstream_change(&u, &w, K, C, to_general ? "form (1, 2, 1 to general)" : "form (to 1, 2, 1)");
 }
 
 /* h1/h2 are the first row of A^n, and M = A^L. */
@@ -378,6 +421,8 @@ int main(void)
         for (int rep = 0; rep < 4; rep++) {
           rng_seed(5000 + (uint64_t) (i * 100 + fl * 10 + C) * 8 + (uint64_t) rep);
           pow2_case(kn, fl, C);
+          rng_seed(7000 + (uint64_t) (i * 100 + fl * 10 + C) * 8 + (uint64_t) rep);
+          form_case(kn, fl, C, rep % 2);
         }
     printf("%s: chunked kernels checked\n", kn->name);
   }
