@@ -273,6 +273,18 @@ static void K_CK_FN(ck_wf_tables)(const fx_chunk_sec_t *ps, int g0, int G, K_T (
   }
 }
 
+/* The lanes' z2 from the wavefront's state: formed from zp and zu in the substituted lanes SS
+ * (ck_zs), held as it is in the others. */
+K_AI_CK K_V K_CK_FN(ck_wf_z2)(K_VM SS, K_V NA2, K_V ZP, K_V Z2)
+{
+#if K_CK_SUB
+  return K_SEL(SS, K_FMA(NA2, ZP, Z2), Z2);
+#else
+  (void) SS, (void) NA2, (void) ZP;
+  return Z2;
+#endif
+}
+
 /* The chunk wavefront, for calls too short to fill the lanes with chunks and for the chunks cut
  * by a call's start or end: the sections of a channel spread over the lanes (lane k: section
  * g0 + k), lane k filtering frame t - k at step t, the corrected outputs shifting up one lane per
@@ -292,7 +304,6 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
   _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], a3[K_CK_WFP][K_W], c1[K_CK_WFP][K_W],
       c2[K_CK_WFP][K_W];
   double cd1[K_CK_WFP][K_W], cd2[K_CK_WFP][K_W]; /* the carries in double (lanes: rounded) */
-  int subl[K_CK_WFP][K_W];
   for (int k = 0; k < K_W; k++) {
     const int on = k < G;
     const K_T *c = on ? sq[g0 + k].c : NULL, *sb = on ? sq[g0 + k].sb : NULL;
@@ -313,7 +324,6 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0;
       a2[p][k] = on ? (K_T) (from ? r->zu : r->zs2) : (K_T) 0;
       a3[p][k] = from ? (K_T) r->zp : (K_T) 0;
-      subl[p][k] = sub;
       cd1[p][k] = on ? r->c1 : 0.0;
       cd2[p][k] = on ? r->c2 : 0.0;
       c1[p][k] = (K_T) cd1[p][k];
@@ -383,7 +393,7 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       const K_WSEL_T sel = K_WSEL_MAKE(kk);
       const K_VM lane = K_MASK(KI, K_SET1((K_T) (kk - 1)), K_SET1((K_T) kk));
       for (int p = 0; p < P; p++) {
-        const K_V E2 = K_CK_SUB ? K_SEL(SS, K_FMA(NA2, ZP[p], Z2[p]), Z2[p]) : Z2[p]; /* z2 */
+        const K_V E2 = K_CK_FN(ck_wf_z2)(SS, NA2, ZP[p], Z2[p]);
         K_CK_FN(ck_carry)
         (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(E2, sel), &cd1[p][kk],
          &cd2[p][kk]);
@@ -399,14 +409,14 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
     K_STORE(a1[p], Z1[p]);
     K_STORE(a2[p], Z2[p]);
     K_STORE(a3[p], ZP[p]);
-    K_STORE(t0, K_CK_SUB ? K_SEL(SS, K_FMA(NA2, ZP[p], Z2[p]), Z2[p]) : Z2[p]); /* z2 */
+    K_STORE(t0, K_CK_FN(ck_wf_z2)(SS, NA2, ZP[p], Z2[p]));
     for (int k = 0; k < G; k++) {
       fx_chunk_rec_t *r = rec[p] + g0 + k;
       r->zs1 = (double) a1[p][k];
       r->zs2 = (double) t0[k];
       r->zp = (double) a3[p][k];
       r->zu = (double) a2[p][k];
-      r->sub = subl[p][k];
+      r->sub = K_CK_SUB && fs[k] != (K_T) 0; /* fs: the state-space lanes */
       r->c1 = cd1[p][k];
       r->c2 = cd2[p][k];
     }
