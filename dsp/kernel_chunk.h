@@ -538,7 +538,8 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
 }
 
 K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
-                                 int joint)
+                                 int joint, const K_T *h1, const K_T *h2, const K_V *C1,
+                                 const K_V *C2)
 {
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P;
@@ -548,8 +549,10 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
         K_V r[K_W];
         for (int q = per; q < K_W; q++) /* unread by the transposes of P == 2 */
           r[q] = K_ZERO();
-        for (int q = 0; q < per; q++)
-          r[q] = buf[i0 + q][v];
+        for (int q = 0; q < per; q++) /* with the last section's correction (ck_block) */
+          r[q] = h1 ? K_FMA(K_SET1(h2[i0 + q]), C2[v],
+                            K_FMA(K_SET1(h1[i0 + q]), C1[v], buf[i0 + q][v]))
+                    : buf[i0 + q][v];
         K_CK_FN(ck_transpose)(r, P);
         for (int q = 0; q < per; q++) {
           const int j = v * per + q;
@@ -559,6 +562,7 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
       }
     return;
   }
+  (void) h1, (void) h2, (void) C1, (void) C2; /* corrected in ck_block */
   for (int j = 0; j < nb; j++) {
     const size_t v = (size_t) (j / K_W), l = (size_t) (j % K_W);
     K_IO *dst = x + (size_t) j * K_CK_L * C;
@@ -568,14 +572,16 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
 }
 
 /* Gather (scatter 0) or scatter (1) with P and joint constant in each call, so that the
- * transposes keep their rows in registers. */
+ * transposes keep their rows in registers; the scatter with the last section's correction
+ * (h1, h2, C1, C2; h1 NULL: none) where joint. */
 K_AI_CK void K_CK_FN(ck_move)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
-                              int joint, const int scatter)
+                              int joint, const int scatter, const K_T *h1, const K_T *h2,
+                              const K_V *C1, const K_V *C2)
 {
 #define K_CK_MOVE(PP, JJ)                                                                          \
   do {                                                                                             \
     if (scatter)                                                                                   \
-      K_CK_FN(ck_scatter)(buf, x, C, PP, nb, nv, JJ);                                              \
+      K_CK_FN(ck_scatter)(buf, x, C, PP, nb, nv, JJ, h1, h2, C1, C2);                              \
     else                                                                                           \
       K_CK_FN(ck_gather)(buf, x, C, PP, nb, nv, JJ);                                               \
   } while (0)
@@ -644,26 +650,47 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
   }
 }
 
-/* The history (kernel.h) at boundary s from a block: its samples at the call's last two frames,
- * with the previous section's correction (`corr`: h1/h2 and the lanes' carries cl1/cl2) where
- * the block holds them uncorrected. */
-K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int kstride, int s, const K_T *bt, size_t f,
-                                    size_t fend, size_t frames, int P, int per, const K_T *h1,
-                                    const K_T *h2, const K_T *cl1, const K_T *cl2, int corr,
-                                    double scale)
+/* Where a block holds the call's last two frames (the history, kernel.h): up to two frames of
+ * up to two channels (joint blocks) or one; n entries of the sample's row i and lane in the
+ * block and its place in the history at boundary 0 (at; boundary s: at + 2 s). Found once per
+ * block, not per boundary. */
+typedef struct {
+  int n;
+  int i[4], lane[4];
+  size_t at[4];
+} K_CK_FN(ck_hpos_t);
+
+K_AI_CK void K_CK_FN(ck_hpos)(K_CK_FN(ck_hpos_t) * hp, int kstride, size_t f, size_t fend,
+                              size_t frames, int P, int per)
 {
+  hp->n = 0;
   for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
     if (g < f || g >= fend)
       continue;
     const size_t j = (g - f) / K_CK_L, i = (g - f) % K_CK_L;
     for (int ch = 0; ch < P; ch++) {
-      const size_t lane = (j / (size_t) per) * K_W + (j % (size_t) per) * (size_t) P + (size_t) ch;
-      K_T v = bt[i * K_CK_NV * K_W + lane];
-      if (corr)
-        v = K_SFMA(h2[i], cl2[lane], K_SFMA(h1[i], cl1[lane], v));
-      hist[(size_t) ch * ((size_t) kstride + 1) * 2 + 2 * (size_t) s + (frames - 1 - g)] =
-          (double) v * scale;
+      hp->i[hp->n] = (int) i;
+      hp->lane[hp->n] =
+          (int) ((j / (size_t) per) * K_W + (j % (size_t) per) * (size_t) P + (size_t) ch);
+      hp->at[hp->n] = (size_t) ch * ((size_t) kstride + 1) * 2 + (frames - 1 - g);
+      hp->n++;
     }
+  }
+}
+
+/* The history at boundary s from a block: its samples at the call's last two frames (hp), with
+ * the previous section's correction (`corr`: h1/h2 and the lanes' carries cl1/cl2) where the
+ * block holds them uncorrected. */
+K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int s, const K_T *bt,
+                                    const K_CK_FN(ck_hpos_t) * hp, const K_T *h1, const K_T *h2,
+                                    const K_T *cl1, const K_T *cl2, int corr, double scale)
+{
+  for (int e = 0; e < hp->n; e++) {
+    const int i = hp->i[e], lane = hp->lane[e];
+    K_T v = bt[(size_t) i * K_CK_NV * K_W + (size_t) lane];
+    if (corr)
+      v = K_SFMA(h2[i], cl2[lane], K_SFMA(h1[i], cl1[lane], v));
+    hist[hp->at[e] + 2 * (size_t) s] = (double) v * scale;
   }
 }
 
@@ -675,18 +702,21 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
   _Alignas(64) K_T e1[K_CK_NB], e2[K_CK_NB], cl[2][2][K_CK_NB];
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P, nv = (nb + per - 1) / per;
-  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 0);
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 0, NULL, NULL, NULL, NULL);
   /* the block's frames that are the call's last two (history) */
   const size_t fend = f + (size_t) nb * K_CK_L;
   const int tailrec = hist && fend + 2 > frames;
+  K_CK_FN(ck_hpos_t) hp;
+  hp.n = 0;
+  if (tailrec)
+    K_CK_FN(ck_hpos)(&hp, kstride, f, fend, frames, P, per);
   K_V C1[K_CK_NV], C2[K_CK_NV];
   const K_T *h1 = NULL, *h2 = NULL;
   int cur = 0; /* cl[cur]: the carries of the previous section, per lane */
   for (int s = 0; s <= K; s++) {
     if (tailrec) /* the input of section s: the previous section's corrected output */
       K_CK_FN(ck_block_hist)
-    (hist, kstride, s, bt, f, fend, frames, P, per, h1, h2, cl[cur][0], cl[cur][1], s > 0,
-     K_CK_FN(ck_hs)(q, s));
+    (hist, s, bt, &hp, h1, h2, cl[cur][0], cl[cur][1], s > 0, K_CK_FN(ck_hs)(q, s));
     if (s == K)
       break;
     const fx_chunk_sec_t *p = ps + s;
@@ -752,8 +782,10 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     h1 = K_CK_H1(p);
     h2 = K_CK_H2(p);
   }
-  /* 3. the last section's correction */
-  if (K > 0)
+  /* 3. the last section's correction: in the joint blocks' scatter (each row is read once
+   * there anyway), in a pass of its own before the others' */
+  const int fuse = joint && K > 0;
+  if (K > 0 && !fuse)
     for (int i = 0; i < K_CK_L; i++) {
       const K_V H1 = K_SET1(h1[i]), H2 = K_SET1(h2[i]);
       for (int v = 0; v < nv; v++)
@@ -761,8 +793,8 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     }
   if (tailrec) /* the output */
     K_CK_FN(ck_block_hist)
-  (hist, kstride, K, bt, f, fend, frames, P, per, h1, h2, NULL, NULL, 0, 1.0);
-  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 1);
+  (hist, K, bt, &hp, h1, h2, cl[cur][0], cl[cur][1], fuse, 1.0);
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 1, fuse ? h1 : NULL, h2, C1, C2);
 }
 
 /* One pass of up to K_CK_SMAX sections over the call (the kernel below). */
