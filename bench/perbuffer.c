@@ -17,7 +17,8 @@
  *       cascade    fx_cascade_process() of the same two-stage cascade the fused stage runs
  *       cascade-nowarm  the same without the input copy (fx_cascade_set_history(0))
  *       cascade1   the six sections as one stage (what fxsos runs)
- *       kernel     the kernel call alone that the cascade makes (same flavour, six sections,
+ *       kernel     the kernel call alone that the cascade makes (same flavour, sequential or
+ *                  chunked as the cascade runs, six sections balanced as it installs them,
  *                  history on)
  *       finite     fx_zero_nonfinite() over the buffer
  *       fpmode     reading, setting and restoring MXCSR (flush-to-zero), as a kernel call does
@@ -33,6 +34,8 @@
 #include "gst-fx.h"
 
 #include "cascade.h"
+#include "cascade_impl.h" /* fxc_build_coefs: the sections as the engine installs them */
+#include "chunk.h"
 #include "finite.h"
 #include "kernel.h"
 
@@ -284,8 +287,10 @@ static gboolean run_engine(int conf, Bench *b, GError **error)
   /* the kernel's arrays, as the cascade lays them out for six sections */
   double coef[6 * 5], state[CHANNELS * 6 * 2] = {0}, hist[CHANNELS * 7 * 2] = {0};
   float coef_f[6 * 5], state_f[CHANNELS * 6 * 2] = {0};
+  fx_chunk_sec_t ps[6];
+  fx_chunk_rec_t rec[CHANNELS * 6];
   const fx_kernel_t *kn = fx_kernel_select();
-  int dbl = 1;
+  int dbl = 1, chunked = 0;
   GMutex mutex;
 
   g_mutex_init(&mutex);
@@ -298,13 +303,15 @@ static gboolean run_engine(int conf, Bench *b, GError **error)
       return FALSE;
     }
     dbl = fx_cascade_uses_double(c);
+    chunked = fx_cascade_uses_chunked(c);
   }
+  double ex[7];
+  fxc_build_coefs(b->sos, 6, 1.0, coef, ex);
+  memset(rec, 0, sizeof(rec));
   for (int k = 0; k < 6; k++) {
-    const double v[5] = {b->sos[k].b0, b->sos[k].b1, b->sos[k].b2, b->sos[k].a1, b->sos[k].a2};
-    for (int j = 0; j < 5; j++) {
-      coef[5 * k + j] = v[j];
-      coef_f[5 * k + j] = (float) v[j];
-    }
+    for (int j = 0; j < 5; j++)
+      coef_f[5 * k + j] = (float) coef[5 * k + j];
+    fx_chunk_sec_build(ps + k, coef + 5 * k);
   }
   /* Each call gets a fresh buffer made as the element layer's are (the same allocations, so the
    * same relative addresses of buffer and engine), mapped before the clock starts except for
@@ -329,7 +336,11 @@ static gboolean run_engine(int conf, Bench *b, GError **error)
       fx_cascade_process(c, data, b->frames);
       break;
     case CONF_KERNEL:
-      if (dbl)
+      if (chunked && dbl)
+        kn->ck_f32_d(coef, ps, rec, state, hist, 6, 6, data, b->frames, CHANNELS);
+      else if (chunked)
+        kn->ck_f32_s(coef_f, ps, rec, state_f, hist, 6, 6, data, b->frames, CHANNELS);
+      else if (dbl)
         kn->f32_d(coef, state, hist, 6, 6, data, b->frames, CHANNELS);
       else
         kn->f32_s(coef_f, state_f, hist, 6, 6, data, b->frames, CHANNELS);

@@ -498,6 +498,11 @@ int fx_cascade_uses_double(const fx_cascade_t *c)
   return c ? c->dbl : 0;
 }
 
+int fx_cascade_uses_chunked(const fx_cascade_t *c)
+{
+  return c ? c->chunked : 0;
+}
+
 int fx_cascade_padded_channels(int channels, int sample_bytes)
 {
   if (channels < 1 || sample_bytes < 1 || sample_bytes > 64 || 64 % sample_bytes != 0)

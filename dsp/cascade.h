@@ -169,6 +169,8 @@ int fx_cascade_precision_probe(const fx_cascade_t *c, double *ser_single, double
 int fx_cascade_precision_probe_chunked_double(const fx_cascade_t *c, double *ser);
 /* 1 when the configured arithmetic is double. */
 int fx_cascade_uses_double(const fx_cascade_t *c);
+/* 1 when the cascade runs the chunked kernels (kernel.h, fx_kernel_chunk_fn) on the CPU. */
+int fx_cascade_uses_chunked(const fx_cascade_t *c);
 
 #ifdef __cplusplus
 }
