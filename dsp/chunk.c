@@ -28,6 +28,10 @@ void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef)
   p->M[1] = p->h2[FX_CHUNK_L];
   p->M[2] = -a2 * p->h1[FX_CHUNK_L - 1];
   p->M[3] = -a2 * p->h2[FX_CHUNK_L - 1];
+  p->M2[0] = p->M[0] * p->M[0] + p->M[1] * p->M[2];
+  p->M2[1] = p->M[0] * p->M[1] + p->M[1] * p->M[3];
+  p->M2[2] = p->M[2] * p->M[0] + p->M[3] * p->M[2];
+  p->M2[3] = p->M[2] * p->M[1] + p->M[3] * p->M[3];
   p->sb[0] = coef[1] - a1 * coef[0];
   p->sb[1] = coef[2] - a2 * coef[0];
   p->sbf[0] = (float) p->sb[0];

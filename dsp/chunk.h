@@ -42,6 +42,7 @@ extern "C" {
 typedef struct {
   double coef[5];            /* b0, b1, b2, a1, a2 the tables were built from */
   double M[4];               /* A^L, row-major */
+  double M2[4];              /* A^2L = M M: the carry two chunks at a time (fx_chunk_carry2) */
   double h1[FX_CHUNK_L + 1]; /* h1[n] = (A^n)[0][0], n = 0 .. L */
   double h2[FX_CHUNK_L + 1]; /* h2[n] = (A^n)[0][1] */
   float h1f[FX_CHUNK_L + 1]; /* the same, rounded to float (float-arithmetic kernels) */
@@ -66,7 +67,11 @@ typedef struct {
    * holds goes on from it. */
   double zp, zu;
   int sub;
-  double c1, c2;   /* the carry: the true state at the current chunk's start */
+  double c1, c2; /* the carry: the true state at the current chunk's start */
+  /* The carries go two chunks at a time (fx_chunk_carry2): where the current chunk is the
+   * second of its pair (`odd`), the carry and the zero-state end state of the pair's first. */
+  double cp1, cp2, ep1, ep2;
+  int odd;
   double st1, st2; /* the true state the kernel last wrote to the caller's state array */
   int phase;       /* frames of the current chunk done (0 .. L-1) */
   int valid;       /* 0: restart from the caller's state at the next call */
@@ -85,6 +90,21 @@ static inline void fx_chunk_carry(const fx_chunk_sec_t *p, double e1, double e2,
 {
   const double n1 = e1 + (p->M[0] * *c1 + p->M[1] * *c2);
   const double n2 = e2 + (p->M[2] * *c1 + p->M[3] * *c2);
+  *c1 = n1;
+  *c2 = n2;
+}
+
+/* The carry over a pair of chunks n, n + 1 (n even since the chunk grid began), from chunk n's
+ * carry c and the two chunks' zero-state end states e(n), e(n+1):
+ *   c(n+2) = (e(n+1) + M e(n)) + M2 c(n),
+ * where chunk by chunk it is c(n+2) = e(n+1) + M (e(n) + M c(n)): the same sum, and the carries
+ * wait on each other once per pair, not once per chunk (the pair's middle carry, c(n+1) =
+ * fx_chunk_carry() of c(n), branches off). w = e(n+1) + M e(n) is fx_chunk_carry() of e(n). */
+static inline void fx_chunk_carry2(const fx_chunk_sec_t *p, double w1, double w2, double *c1,
+                                   double *c2)
+{
+  const double n1 = w1 + (p->M2[0] * *c1 + p->M2[1] * *c2);
+  const double n2 = w2 + (p->M2[2] * *c1 + p->M2[3] * *c2);
   *c1 = n1;
   *c2 = n2;
 }

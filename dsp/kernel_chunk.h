@@ -104,6 +104,76 @@ K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, do
 #endif
 }
 
+/* The same over a pair of chunks, c <- w + M2 c (chunk.h, fx_chunk_carry2). */
+K_AI_CK void K_CK_FN(ck_carry2)(const fx_chunk_sec_t *p, double w1, double w2, double *c1,
+                                double *c2)
+{
+#ifdef K_DFMA
+  const double n1 = K_DFMA(p->M2[0], *c1, K_DFMA(p->M2[1], *c2, w1));
+  const double n2 = K_DFMA(p->M2[2], *c1, K_DFMA(p->M2[3], *c2, w2));
+  *c1 = n1;
+  *c2 = n2;
+#else
+  fx_chunk_carry2(p, w1, w2, c1, c2);
+#endif
+}
+
+/* A channel's carry state for one section while a path runs (the record's c, cp, ep, odd). */
+typedef struct {
+  double c1, c2, cp1, cp2, ep1, ep2;
+  int odd;
+} K_CK_FN(ck_cy_t);
+
+K_AI_CK K_CK_FN(ck_cy_t) K_CK_FN(ck_cy_load)(const fx_chunk_rec_t *r)
+{
+  const K_CK_FN(ck_cy_t) y = {r->c1, r->c2, r->cp1, r->cp2, r->ep1, r->ep2, r->odd};
+  return y;
+}
+
+K_AI_CK void K_CK_FN(ck_cy_save)(fx_chunk_rec_t *r, const K_CK_FN(ck_cy_t) * y)
+{
+  r->c1 = y->c1;
+  r->c2 = y->c2;
+  r->cp1 = y->cp1;
+  r->cp2 = y->cp2;
+  r->ep1 = y->ep1;
+  r->ep2 = y->ep2;
+  r->odd = y->odd;
+}
+
+/* The end of the current chunk, whose zero-state end state is e: the next chunk's carry, two
+ * chunks at a time (chunk.h, fx_chunk_carry2). The first chunk of a pair keeps its carry and end
+ * state and passes on e + M c (off the carries' chain: the pair's end does not wait on it); the
+ * second takes the pair's carry from the first's. Every path of the kernel takes these steps, so
+ * a chunk's carry is the same whichever path completed it. */
+K_AI_CK void K_CK_FN(ck_first)(const fx_chunk_sec_t *p, double e1, double e2, K_CK_FN(ck_cy_t) * y)
+{
+  y->cp1 = y->c1;
+  y->cp2 = y->c2;
+  y->ep1 = e1;
+  y->ep2 = e2;
+  K_CK_FN(ck_carry)(p, e1, e2, &y->c1, &y->c2);
+  y->odd = 1;
+}
+
+K_AI_CK void K_CK_FN(ck_second)(const fx_chunk_sec_t *p, double e1, double e2, K_CK_FN(ck_cy_t) * y)
+{
+  double w1 = y->ep1, w2 = y->ep2;
+  K_CK_FN(ck_carry)(p, e1, e2, &w1, &w2); /* e(n+1) + M e(n) */
+  y->c1 = y->cp1;
+  y->c2 = y->cp2;
+  K_CK_FN(ck_carry2)(p, w1, w2, &y->c1, &y->c2);
+  y->odd = 0;
+}
+
+K_AI_CK void K_CK_FN(ck_step)(const fx_chunk_sec_t *p, double e1, double e2, K_CK_FN(ck_cy_t) * y)
+{
+  if (y->odd)
+    K_CK_FN(ck_second)(p, e1, e2, y);
+  else
+    K_CK_FN(ck_first)(p, e1, e2, y);
+}
+
 /* The section tables in the arithmetic type. */
 #ifdef K_FLAVOUR_F32_S
 #define K_CK_H1(p) ((p)->h1f)
@@ -303,7 +373,7 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
   _Alignas(64) K_T t0[K_W], t1[K_W], t2[K_W], t3[K_W], t4[K_W], ki[K_W], fs[K_W];
   _Alignas(64) K_T a1[K_CK_WFP][K_W], a2[K_CK_WFP][K_W], a3[K_CK_WFP][K_W], c1[K_CK_WFP][K_W],
       c2[K_CK_WFP][K_W];
-  double cd1[K_CK_WFP][K_W], cd2[K_CK_WFP][K_W]; /* the carries in double (lanes: rounded) */
+  K_CK_FN(ck_cy_t) cy[K_CK_WFP][K_W]; /* the carries in double (C1, C2: rounded) */
   for (int k = 0; k < K_W; k++) {
     const int on = k < G;
     const K_T *c = on ? sq[g0 + k].c : NULL, *sb = on ? sq[g0 + k].sb : NULL;
@@ -324,10 +394,10 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       a1[p][k] = on ? (K_T) r->zs1 : (K_T) 0;
       a2[p][k] = on ? (K_T) (from ? r->zu : r->zs2) : (K_T) 0;
       a3[p][k] = from ? (K_T) r->zp : (K_T) 0;
-      cd1[p][k] = on ? r->c1 : 0.0;
-      cd2[p][k] = on ? r->c2 : 0.0;
-      c1[p][k] = (K_T) cd1[p][k];
-      c2[p][k] = (K_T) cd2[p][k];
+      if (on)
+        cy[p][k] = K_CK_FN(ck_cy_load)(r);
+      c1[p][k] = on ? (K_T) cy[p][k].c1 : (K_T) 0;
+      c2[p][k] = on ? (K_T) cy[p][k].c2 : (K_T) 0;
     }
   }
   const K_V B0 = K_LOAD(t0), B1 = K_LOAD(t1), B2 = K_LOAD(t2), NA1 = K_LOAD(t3), NA2 = K_LOAD(t4);
@@ -394,14 +464,13 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       const K_VM lane = K_MASK(KI, K_SET1((K_T) (kk - 1)), K_SET1((K_T) kk));
       for (int p = 0; p < P; p++) {
         const K_V E2 = K_CK_FN(ck_wf_z2)(SS, NA2, ZP[p], Z2[p]);
-        K_CK_FN(ck_carry)
-        (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(E2, sel), &cd1[p][kk],
-         &cd2[p][kk]);
+        K_CK_FN(ck_step)
+        (ps + g0 + kk, (double) K_WEXTRACT(Z1[p], sel), (double) K_WEXTRACT(E2, sel), &cy[p][kk]);
         Z1[p] = K_SEL(lane, K_ZERO(), Z1[p]);
         Z2[p] = K_SEL(lane, K_ZERO(), Z2[p]);
         ZP[p] = K_SEL(lane, K_ZERO(), ZP[p]);
-        C1[p] = K_SEL(lane, K_SET1((K_T) cd1[p][kk]), C1[p]);
-        C2[p] = K_SEL(lane, K_SET1((K_T) cd2[p][kk]), C2[p]);
+        C1[p] = K_SEL(lane, K_SET1((K_T) cy[p][kk].c1), C1[p]);
+        C2[p] = K_SEL(lane, K_SET1((K_T) cy[p][kk].c2), C2[p]);
       }
     }
   }
@@ -417,8 +486,7 @@ K_AI_CK void K_CK_FN(ck_wf_group)(const K_CK_FN(ck_sec_t) * sq, const fx_chunk_s
       r->zp = (double) a3[p][k];
       r->zu = (double) a2[p][k];
       r->sub = K_CK_SUB && fs[k] != (K_T) 0; /* fs: the state-space lanes */
-      r->c1 = cd1[p][k];
-      r->c2 = cd2[p][k];
+      K_CK_FN(ck_cy_save)(r, &cy[p][k]);
     }
   }
 }
@@ -694,6 +762,113 @@ K_AI_CK void K_CK_FN(ck_block_hist)(double *hist, int s, const K_T *bt,
   }
 }
 
+#if defined(K_DFMA) && defined(__FMA__)
+/* Two channels' carry chains (ck_block_carries, P = 2) in the two lanes of one double vector:
+ * the same fused multiply-adds as ck_carry and ck_carry2 in each lane, so the same numbers,
+ * with half the instructions (two scalar chains took as long as they issue). */
+K_AI_CK __m128d K_CK_FN(ck_ld2)(const K_T *e)
+{
+  if (sizeof(K_T) == sizeof(float))
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *) (const void *) e)));
+  return _mm_loadu_pd((const double *) (const void *) e);
+}
+
+K_AI_CK void K_CK_FN(ck_st2)(K_T *d, __m128d v)
+{
+  if (sizeof(K_T) == sizeof(float))
+    _mm_storel_pi((__m64 *) (void *) d, _mm_cvtpd_ps(v));
+  else
+    _mm_storeu_pd((double *) (void *) d, v);
+}
+
+K_AI_CK void K_CK_FN(ck_block_carries2)(const fx_chunk_sec_t *p, K_CK_FN(ck_cy_t) * y,
+                                        const K_T *e1, const K_T *e2, K_T (*cl)[K_CK_NB], int nb)
+{
+  const __m128d m0 = _mm_set1_pd(p->M[0]), m1 = _mm_set1_pd(p->M[1]);
+  const __m128d m2 = _mm_set1_pd(p->M[2]), m3 = _mm_set1_pd(p->M[3]);
+  const __m128d q0 = _mm_set1_pd(p->M2[0]), q1 = _mm_set1_pd(p->M2[1]);
+  const __m128d q2 = _mm_set1_pd(p->M2[2]), q3 = _mm_set1_pd(p->M2[3]);
+  __m128d c1 = _mm_set_pd(y[1].c1, y[0].c1), c2 = _mm_set_pd(y[1].c2, y[0].c2);
+  __m128d cp1 = _mm_set_pd(y[1].cp1, y[0].cp1), cp2 = _mm_set_pd(y[1].cp2, y[0].cp2);
+  __m128d ep1 = _mm_set_pd(y[1].ep1, y[0].ep1), ep2 = _mm_set_pd(y[1].ep2, y[0].ep2);
+  int odd = y[0].odd; /* the records' channels are at one chunk position */
+  for (int j = 0; j < nb; j++) {
+    const int lane = 2 * j;
+    K_CK_FN(ck_st2)(cl[0] + lane, c1);
+    K_CK_FN(ck_st2)(cl[1] + lane, c2);
+    const __m128d f1 = K_CK_FN(ck_ld2)(e1 + lane), f2 = K_CK_FN(ck_ld2)(e2 + lane);
+    if (!odd) { /* ck_first */
+      cp1 = c1;
+      cp2 = c2;
+      ep1 = f1;
+      ep2 = f2;
+      const __m128d n1 = _mm_fmadd_pd(m0, c1, _mm_fmadd_pd(m1, c2, f1));
+      c2 = _mm_fmadd_pd(m2, c1, _mm_fmadd_pd(m3, c2, f2));
+      c1 = n1;
+    } else { /* ck_second */
+      const __m128d w1 = _mm_fmadd_pd(m0, ep1, _mm_fmadd_pd(m1, ep2, f1));
+      const __m128d w2 = _mm_fmadd_pd(m2, ep1, _mm_fmadd_pd(m3, ep2, f2));
+      c1 = _mm_fmadd_pd(q0, cp1, _mm_fmadd_pd(q1, cp2, w1));
+      c2 = _mm_fmadd_pd(q2, cp1, _mm_fmadd_pd(q3, cp2, w2));
+    }
+    odd ^= 1;
+  }
+  _Alignas(16) double t[6][2];
+  _mm_store_pd(t[0], c1);
+  _mm_store_pd(t[1], c2);
+  _mm_store_pd(t[2], cp1);
+  _mm_store_pd(t[3], cp2);
+  _mm_store_pd(t[4], ep1);
+  _mm_store_pd(t[5], ep2);
+  for (int ch = 0; ch < 2; ch++) {
+    const K_CK_FN(ck_cy_t) v = {t[0][ch], t[1][ch], t[2][ch], t[3][ch], t[4][ch], t[5][ch], odd};
+    y[ch] = v;
+  }
+}
+#endif
+
+/* A block's carries for one section: chunk j of channel ch (lane j * P + ch) gets the carry
+ * cl[.][lane] at its start, the P channels' chains side by side (P constant after inlining, so
+ * that their states stay in registers), two chunks at a time from the records' (ck_step). */
+K_AI_CK void K_CK_FN(ck_block_carries)(const fx_chunk_sec_t *p, fx_chunk_rec_t *rec, int kstride,
+                                       const K_T *e1, const K_T *e2, K_T (*cl)[K_CK_NB], int nb,
+                                       const int P)
+{
+  K_CK_FN(ck_cy_t) y[2];
+  for (int ch = 0; ch < P; ch++)
+    y[ch] = K_CK_FN(ck_cy_load)(rec + (size_t) ch * (size_t) kstride);
+#if defined(K_DFMA) && defined(__FMA__)
+  if (P == 2) { /* both channels in one vector: ck_first and ck_second lane by lane */
+    K_CK_FN(ck_block_carries2)(p, y, e1, e2, cl, nb);
+    for (int ch = 0; ch < 2; ch++)
+      K_CK_FN(ck_cy_save)(rec + (size_t) ch * (size_t) kstride, &y[ch]);
+    return;
+  }
+#endif
+  int j = 0;
+#define K_CK_CY(STEP)                                                                              \
+  do {                                                                                             \
+    for (int ch = 0; ch < P; ch++) {                                                               \
+      const int lane = j * P + ch; /* (j / per) * K_W + (j % per) * P, K_W = per * P */            \
+      cl[0][lane] = (K_T) y[ch].c1;                                                                \
+      cl[1][lane] = (K_T) y[ch].c2;                                                                \
+      K_CK_FN(STEP)(p, (double) e1[lane], (double) e2[lane], &y[ch]);                              \
+    }                                                                                              \
+    j++;                                                                                           \
+  } while (0)
+  if (nb > 0 && y[0].odd) /* the records' channels are at one chunk position */
+    K_CK_CY(ck_second);
+  while (j + 1 < nb) {
+    K_CK_CY(ck_first);
+    K_CK_CY(ck_second);
+  }
+  if (j < nb)
+    K_CK_CY(ck_first);
+#undef K_CK_CY
+  for (int ch = 0; ch < P; ch++)
+    K_CK_FN(ck_cy_save)(rec + (size_t) ch * (size_t) kstride, &y[ch]);
+}
+
 static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
                               fx_chunk_rec_t *rec, int K, int kstride, K_IO *x, size_t C, int P,
                               int joint, size_t f, int nb, double *hist, size_t frames)
@@ -759,22 +934,10 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     cur ^= 1;
     for (int l = nb * P; l < nv * K_W; l++) /* the padding lanes of the last vector */
       cl[cur][0][l] = cl[cur][1][l] = (K_T) 0;
-    double c1[2], c2[2];
-    for (int ch = 0; ch < P; ch++) {
-      c1[ch] = rec[(size_t) ch * (size_t) kstride + (size_t) s].c1;
-      c2[ch] = rec[(size_t) ch * (size_t) kstride + (size_t) s].c2;
-    }
-    for (int j = 0; j < nb; j++)
-      for (int ch = 0; ch < P; ch++) {
-        const int lane = j * P + ch; /* (j / per) * K_W + (j % per) * P, K_W = per * P */
-        cl[cur][0][lane] = (K_T) c1[ch];
-        cl[cur][1][lane] = (K_T) c2[ch];
-        K_CK_FN(ck_carry)(p, (double) e1[lane], (double) e2[lane], &c1[ch], &c2[ch]);
-      }
-    for (int ch = 0; ch < P; ch++) {
-      rec[(size_t) ch * (size_t) kstride + (size_t) s].c1 = c1[ch];
-      rec[(size_t) ch * (size_t) kstride + (size_t) s].c2 = c2[ch];
-    }
+    if (P == 2)
+      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nb, 2);
+    else
+      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nb, 1);
     for (int v = 0; v < nv; v++) {
       C1[v] = K_LOAD(cl[cur][0] + v * K_W);
       C2[v] = K_LOAD(cl[cur][1] + v * K_W);
@@ -840,6 +1003,10 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
         r->zu *= d;
         r->c1 *= d;
         r->c2 *= d;
+        r->cp1 *= d;
+        r->cp2 *= d;
+        r->ep1 *= d;
+        r->ep2 *= d;
         r->t = q[s].t;
       }
   const int ph0 = ph;
