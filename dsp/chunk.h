@@ -81,6 +81,15 @@ typedef struct {
 /* The tables of a section with coefficients coef[5] (b0, b1, b2, a1, a2; a0 == 1). */
 void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef);
 
+/* c <- w + M c for a 2x2 matrix M (row-major), in double: the carries below. */
+static inline void fx_chunk_mstep(const double *M, double w1, double w2, double *c1, double *c2)
+{
+  const double n1 = w1 + (M[0] * *c1 + M[1] * *c2);
+  const double n2 = w2 + (M[2] * *c1 + M[3] * *c2);
+  *c1 = n1;
+  *c2 = n2;
+}
+
 /* The carry across one chunk: c <- e + M c, in double. The CPU kernels evaluate the same
  * expression with their instruction set's FMA where it has one (kernel_chunk.h, ck_carry), one
  * expression for every path of a kernel, so that a chunk's carry does not depend on which path
@@ -88,10 +97,7 @@ void fx_chunk_sec_build(fx_chunk_sec_t *p, const double *coef);
 static inline void fx_chunk_carry(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
                                   double *c2)
 {
-  const double n1 = e1 + (p->M[0] * *c1 + p->M[1] * *c2);
-  const double n2 = e2 + (p->M[2] * *c1 + p->M[3] * *c2);
-  *c1 = n1;
-  *c2 = n2;
+  fx_chunk_mstep(p->M, e1, e2, c1, c2);
 }
 
 /* The carry over a pair of chunks n, n + 1 (n even since the chunk grid began), from chunk n's
@@ -103,10 +109,7 @@ static inline void fx_chunk_carry(const fx_chunk_sec_t *p, double e1, double e2,
 static inline void fx_chunk_carry2(const fx_chunk_sec_t *p, double w1, double w2, double *c1,
                                    double *c2)
 {
-  const double n1 = w1 + (p->M2[0] * *c1 + p->M2[1] * *c2);
-  const double n2 = w2 + (p->M2[2] * *c1 + p->M2[3] * *c2);
-  *c1 = n1;
-  *c2 = n2;
+  fx_chunk_mstep(p->M2, w1, w2, c1, c2);
 }
 
 /* The true state p frames into a chunk (z = zs + A^p c), in double. */

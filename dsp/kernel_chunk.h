@@ -88,34 +88,33 @@
 #define K_CK_FN(x) K_CK_CAT(x, K_SFX)
 #define K_AI_CK static inline __attribute__((always_inline))
 
-/* The carry across one chunk, c <- e + M c (chunk.h), with the instruction set's double FMA where
- * it has one (K_DFMA; chunk.h's fx_chunk_carry() otherwise): the one expression every path of this
- * kernel uses, so that a chunk's carry is the same whichever path completed it. */
-K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
-                               double *c2)
+/* c <- w + M c (chunk.h, fx_chunk_mstep) with the instruction set's double FMA where it has one
+ * (K_DFMA; chunk.h's plain expression otherwise): the one expression every path of this kernel
+ * uses for the carries, so that a chunk's carry is the same whichever path completed it. */
+K_AI_CK void K_CK_FN(ck_mstep)(const double *M, double w1, double w2, double *c1, double *c2)
 {
 #ifdef K_DFMA
-  const double n1 = K_DFMA(p->M[0], *c1, K_DFMA(p->M[1], *c2, e1));
-  const double n2 = K_DFMA(p->M[2], *c1, K_DFMA(p->M[3], *c2, e2));
+  const double n1 = K_DFMA(M[0], *c1, K_DFMA(M[1], *c2, w1));
+  const double n2 = K_DFMA(M[2], *c1, K_DFMA(M[3], *c2, w2));
   *c1 = n1;
   *c2 = n2;
 #else
-  fx_chunk_carry(p, e1, e2, c1, c2); /* without FMA: chunk.h's expression */
+  fx_chunk_mstep(M, w1, w2, c1, c2);
 #endif
 }
 
-/* The same over a pair of chunks, c <- w + M2 c (chunk.h, fx_chunk_carry2). */
+/* The carry across one chunk, c <- e + M c (chunk.h, fx_chunk_carry), and over a pair of
+ * chunks, c <- w + M2 c (fx_chunk_carry2). */
+K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
+                               double *c2)
+{
+  K_CK_FN(ck_mstep)(p->M, e1, e2, c1, c2);
+}
+
 K_AI_CK void K_CK_FN(ck_carry2)(const fx_chunk_sec_t *p, double w1, double w2, double *c1,
                                 double *c2)
 {
-#ifdef K_DFMA
-  const double n1 = K_DFMA(p->M2[0], *c1, K_DFMA(p->M2[1], *c2, w1));
-  const double n2 = K_DFMA(p->M2[2], *c1, K_DFMA(p->M2[3], *c2, w2));
-  *c1 = n1;
-  *c2 = n2;
-#else
-  fx_chunk_carry2(p, w1, w2, c1, c2);
-#endif
+  K_CK_FN(ck_mstep)(p->M2, w1, w2, c1, c2);
 }
 
 /* A channel's carry state for one section while a path runs (the record's c, cp, ep, odd). */
