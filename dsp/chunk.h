@@ -7,7 +7,8 @@
  * kernel). Section by section, for one transposed-direct-form-II section with state z = (z1, z2):
  *   1. every chunk is filtered from the zero state: its zero-state output y0[n] and end state e;
  *   2. the true state at each chunk's start, the carry c, follows chunk by chunk in double:
- *          c_next = e + M c,       M = A^L,   A = [-a1 1; -a2 0]  (zero-input state transition);
+ *          c_next = e + M c,       M = A^L,   A = [-a1 1; -a2 0]  (zero-input state transition),
+ *      the CPU kernels two chunks at a time on the chunk grid (fx_chunk_carry2);
  *   3. each sample is corrected by the zero-input response from c:
  *          y[n] = y0[n] + h1[n] c1 + h2[n] c2,     (h1[n], h2[n]) = first row of A^n;
  *   and the corrected output is the next section's input. In double arithmetic this is the
@@ -22,8 +23,8 @@
  * The true state after p frames of a chunk (0 <= p < L) is z = zs + A^p c, zs the zero-state
  * recursion's state: A^p c = (h1[p] c1 + h2[p] c2, -a2 (h1[p-1] c1 + h2[p-1] c2)) for p >= 1
  * (fx_chunk_true_state()). A chunk record (fx_chunk_rec_t) keeps, per channel and section, zs, c
- * and p between calls, so a chunk cut by a buffer boundary continues exactly: any split of a stream
- * gives bit-identical output. */
+ * (with the first carry and end state of a pair half done) and p between calls, so a chunk cut by a
+ * buffer boundary continues exactly: any split of a stream gives bit-identical output. */
 #ifndef FX_CHUNK_H
 #define FX_CHUNK_H
 
