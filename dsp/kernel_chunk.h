@@ -88,33 +88,39 @@
 #define K_CK_FN(x) K_CK_CAT(x, K_SFX)
 #define K_AI_CK static inline __attribute__((always_inline))
 
-/* c <- w + M c (chunk.h, fx_chunk_mstep) with the instruction set's double FMA where it has one
- * (K_DFMA; chunk.h's plain expression otherwise): the one expression every path of this kernel
- * uses for the carries, so that a chunk's carry is the same whichever path completed it. */
-K_AI_CK void K_CK_FN(ck_mstep)(const double *M, double w1, double w2, double *c1, double *c2)
-{
 #ifdef K_DFMA
+/* c <- w + M c (chunk.h, fx_chunk_mstep) with the instruction set's double FMA. */
+K_AI_CK void K_CK_FN(ck_fstep)(const double *M, double w1, double w2, double *c1, double *c2)
+{
   const double n1 = K_DFMA(M[0], *c1, K_DFMA(M[1], *c2, w1));
   const double n2 = K_DFMA(M[2], *c1, K_DFMA(M[3], *c2, w2));
   *c1 = n1;
   *c2 = n2;
-#else
-  fx_chunk_mstep(M, w1, w2, c1, c2);
-#endif
 }
+#endif
 
 /* The carry across one chunk, c <- e + M c (chunk.h, fx_chunk_carry), and over a pair of
- * chunks, c <- w + M2 c (fx_chunk_carry2). */
+ * chunks, c <- w + M2 c (fx_chunk_carry2), with the instruction set's double FMA where it has
+ * one (chunk.h's expressions otherwise): the one expression every path of this kernel uses, so
+ * that a chunk's carry is the same whichever path completed it. */
 K_AI_CK void K_CK_FN(ck_carry)(const fx_chunk_sec_t *p, double e1, double e2, double *c1,
                                double *c2)
 {
-  K_CK_FN(ck_mstep)(p->M, e1, e2, c1, c2);
+#ifdef K_DFMA
+  K_CK_FN(ck_fstep)(p->M, e1, e2, c1, c2);
+#else
+  fx_chunk_carry(p, e1, e2, c1, c2);
+#endif
 }
 
 K_AI_CK void K_CK_FN(ck_carry2)(const fx_chunk_sec_t *p, double w1, double w2, double *c1,
                                 double *c2)
 {
-  K_CK_FN(ck_mstep)(p->M2, w1, w2, c1, c2);
+#ifdef K_DFMA
+  K_CK_FN(ck_fstep)(p->M2, w1, w2, c1, c2);
+#else
+  fx_chunk_carry2(p, w1, w2, c1, c2);
+#endif
 }
 
 /* A channel's carry state for one section while a path runs (the record's c, cp, ep, odd). */
@@ -944,8 +950,8 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     h1 = K_CK_H1(p);
     h2 = K_CK_H2(p);
   }
-  /* 3. the last section's correction: in the joint blocks' scatter (each row is read once
-   * there anyway), in a pass of its own before the others' */
+  /* 3. the last section's correction: in the scatter of joint blocks (it reads every row
+   * anyway), otherwise in a pass of its own */
   const int fuse = joint && K > 0;
   if (K > 0 && !fuse)
     for (int i = 0; i < K_CK_L; i++) {
