@@ -581,8 +581,19 @@ K_AI_CK void K_CK_FN(ck_transpose)(K_V *r, int P)
   K_CK_TR1(r);
 }
 
-K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, int P, int nb, int nv,
-                                int joint)
+/* Where chunk j (< nb) of a joint block starts: in the call (x: the block's first frame, at row
+ * hd of chunk 0), or in the staging copy of a partial first (s0) or last (sl) chunk (ck_block). */
+K_AI_CK K_IO *K_CK_FN(ck_chunk_at)(K_IO *x, size_t C, int j, int nb, int hd, K_IO *s0, K_IO *sl)
+{
+  if (j == 0 && s0)
+    return s0;
+  if (j == nb - 1 && sl)
+    return sl;
+  return x + ((size_t) j * K_CK_L - (size_t) hd) * C;
+}
+
+K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
+                                int joint, int hd, K_IO *s0, K_IO *sl)
 {
   K_T *bt = (K_T *) buf;
   const int per = K_W / P; /* chunks per vector */
@@ -594,7 +605,8 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
           r[q] = K_ZERO();
         for (int q = 0; q < per; q++) {
           const int j = v * per + q;
-          r[q] = j < nb ? K_LOADIO(x + ((size_t) j * K_CK_L + (size_t) i0) * C) : K_ZERO();
+          r[q] = j < nb ? K_LOADIO(K_CK_FN(ck_chunk_at)(x, C, j, nb, hd, s0, sl) + (size_t) i0 * C)
+                        : K_ZERO();
         }
         K_CK_FN(ck_transpose)(r, P);
         for (int q = 0; q < per; q++)
@@ -602,6 +614,7 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
       }
     return;
   }
+  (void) hd, (void) s0, (void) sl; /* whole chunks only */
   for (int j = 0; j < nv * K_W; j++) {
     const size_t v = (size_t) (j / K_W), l = (size_t) (j % K_W);
     const K_IO *src = x + (size_t) j * K_CK_L * C;
@@ -611,8 +624,8 @@ K_AI_CK void K_CK_FN(ck_gather)(K_V (*buf)[K_CK_NV], const K_IO *x, size_t C, in
 }
 
 K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
-                                 int joint, const K_T *h1, const K_T *h2, const K_V *C1,
-                                 const K_V *C2)
+                                 int joint, int hd, K_IO *s0, K_IO *sl, const K_T *h1,
+                                 const K_T *h2, const K_V *C1, const K_V *C2)
 {
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P;
@@ -630,12 +643,13 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
         for (int q = 0; q < per; q++) {
           const int j = v * per + q;
           if (j < nb)
-            K_STOREIO(x + ((size_t) j * K_CK_L + (size_t) i0) * C, r[q]);
+            K_STOREIO(K_CK_FN(ck_chunk_at)(x, C, j, nb, hd, s0, sl) + (size_t) i0 * C, r[q]);
         }
       }
     return;
   }
   (void) h1, (void) h2, (void) C1, (void) C2; /* corrected in ck_block */
+  (void) hd, (void) s0, (void) sl;            /* whole chunks only */
   for (int j = 0; j < nb; j++) {
     const size_t v = (size_t) (j / K_W), l = (size_t) (j % K_W);
     K_IO *dst = x + (size_t) j * K_CK_L * C;
@@ -648,15 +662,15 @@ K_AI_CK void K_CK_FN(ck_scatter)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, 
  * transposes keep their rows in registers; the scatter with the last section's correction
  * (h1, h2, C1, C2; h1 NULL: none) where joint. */
 K_AI_CK void K_CK_FN(ck_move)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int nb, int nv,
-                              int joint, const int scatter, const K_T *h1, const K_T *h2,
-                              const K_V *C1, const K_V *C2)
+                              int joint, int hd, K_IO *s0, K_IO *sl, const int scatter,
+                              const K_T *h1, const K_T *h2, const K_V *C1, const K_V *C2)
 {
 #define K_CK_MOVE(PP, JJ)                                                                          \
   do {                                                                                             \
     if (scatter)                                                                                   \
-      K_CK_FN(ck_scatter)(buf, x, C, PP, nb, nv, JJ, h1, h2, C1, C2);                              \
+      K_CK_FN(ck_scatter)(buf, x, C, PP, nb, nv, JJ, hd, s0, sl, h1, h2, C1, C2);                  \
     else                                                                                           \
-      K_CK_FN(ck_gather)(buf, x, C, PP, nb, nv, JJ);                                               \
+      K_CK_FN(ck_gather)(buf, x, C, PP, nb, nv, JJ, hd, s0, sl);                                   \
   } while (0)
   if (joint && P == 2)
     K_CK_MOVE(2, 1);
@@ -667,13 +681,31 @@ K_AI_CK void K_CK_FN(ck_move)(K_V (*buf)[K_CK_NV], K_IO *x, size_t C, int P, int
 #undef K_CK_MOVE
 }
 
-/* The zero-state pass of one section over the block, nv (constant after inlining) independent
+/* A block's partial chunks (ck_block): its first chunk from row hd (the call begins inside it),
+ * its last one to row tl (the call ends inside it). A chunk's zero-state recursion resumes at row
+ * hd from the records' state (rows before hold no frame of the call: their numbers are dropped)
+ * and leaves its state at row tl in the records; the rows the pass runs are [r0, r1): all of them
+ * unless the block is one partial chunk, and without [tl, hd) where it is two partial chunks that
+ * leave those rows out, so that the pass runs as many rows as the call has frames. Exactly the
+ * chunk wavefront's arithmetic for those rows. */
+typedef struct {
+  int hd, tl;          /* 0 and K_CK_L: whole chunks */
+  int r0, r1;          /* the rows the passes run (but [tl, hd) where `gap`) */
+  int gap;             /* two partial chunks, tl <= hd: rows [tl, hd) hold no frame of the call */
+  int vt, lt;          /* the last chunk's vector and its first lane */
+  int P;               /* channels in the lanes */
+  fx_chunk_rec_t *rec; /* section s of channel ch: rec[ch * kstride + s] */
+  size_t kstride;
+} K_CK_FN(ck_part_t);
+
+/* The zero-state pass of one section (s) over the block, nv (constant after inlining) independent
  * recurrences; with `corr`, each input sample first gets the previous section's correction
  * (fused here, so the block is read and written once per section); `shape` (constant after
- * inlining) the section's numerator. */
+ * inlining) the section's numerator; pt the block's partial chunks. */
 K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_T *e1, K_T *e2,
                             const K_T *h1, const K_T *h2, const K_V *C1, const K_V *C2,
-                            const int nv, const int corr, const int shape)
+                            const int nv, const int corr, const int shape,
+                            const K_CK_FN(ck_part_t) * pt, int s)
 {
   K_V z1[K_CK_NV], z2[K_CK_NV], zp[K_CK_NV];
   for (int v = 0; v < K_CK_NV; v++)
@@ -681,42 +713,109 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
   const int ss = K_CK_FN(ck_ss)(shape), sub = K_CK_SUB && ss;
   const K_V b0 = K_SET1(c[0]), b1 = K_SET1(ss ? sb[0] : c[1]), b2 = K_SET1(ss ? sb[1] : c[2]);
   const K_V na1 = K_SET1(-c[3]), na2 = K_SET1(-c[4]);
-  for (int i = 0; i < K_CK_L; i++) {
-    K_V H1 = K_ZERO(), H2 = K_ZERO();
-    if (corr) {
-      H1 = K_SET1(h1[i]);
-      H2 = K_SET1(h2[i]);
+  /* the rows where the first chunk's recursion resumes (0) and the last one's stops (1) */
+  int ev[2], evk[2], ne = 0;
+  if (pt->hd > 0) {
+    ev[ne] = pt->hd;
+    evk[ne++] = 0;
+  }
+  if (pt->tl < K_CK_L) {
+    ev[ne] = pt->tl;
+    evk[ne++] = 1;
+  }
+  if (ne == 2 && ev[1] < ev[0]) {
+    ev[0] = pt->tl, ev[1] = pt->hd;
+    evk[0] = 1, evk[1] = 0;
+  }
+  /* the first chunk's state from the records, read before the last chunk's goes there */
+  _Alignas(64) K_T a1[K_W] = {0}, a2[K_W] = {0}, ap[K_W] = {0};
+  if (pt->hd > 0)
+    for (int ch = 0; ch < pt->P; ch++) {
+      const fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+      const int from = sub && r->sub; /* as ck_wf_group */
+      a1[ch] = (K_T) r->zs1;
+      a2[ch] = (K_T) (from ? r->zu : r->zs2);
+      ap[ch] = from ? (K_T) r->zp : (K_T) 0;
     }
+  int i = pt->r0;
+  for (int g = 0; g <= ne; g++) {
+    const int iend = g < ne ? ev[g] : pt->r1;
+    for (; i < iend; i++) {
+      K_V H1 = K_ZERO(), H2 = K_ZERO();
+      if (corr) {
+        H1 = K_SET1(h1[i]);
+        H2 = K_SET1(h2[i]);
+      }
 #pragma GCC unroll 4
-    for (int v = 0; v < nv; v++) {
-      K_V xv = buf[i][v];
-      if (corr)
-        xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
-      /* w: what the poles act on (z1 or y); u: the input's term of the next z2. Substituted
-       * (`sub`), z2 holds zu (u one frame back) and zp w one frame back; otherwise z2 is z2. */
-      K_V y, in, w, u;
-      if (ss) { /* the state-space form (b1, b2 hold sb1, sb2) */
-        y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);
-        in = K_FMA(b1, xv, z2[v]);
-        w = z1[v];
-        u = K_MUL(b2, xv);
-      } else { /* the shaped transposed form of 1, 2, 1 */
-        y = K_ADD(xv, z1[v]);
-        in = K_ADD(K_ADD(xv, xv), z2[v]);
-        w = y;
-        u = xv;
+      for (int v = 0; v < nv; v++) {
+        K_V xv = buf[i][v];
+        if (corr)
+          xv = K_FMA(H2, C2[v], K_FMA(H1, C1[v], xv));
+        /* w: what the poles act on (z1 or y); u: the input's term of the next z2. Substituted
+         * (`sub`), z2 holds zu (u one frame back) and zp w one frame back; otherwise z2 is z2. */
+        K_V y, in, w, u;
+        if (ss) { /* the state-space form (b1, b2 hold sb1, sb2) */
+          y = shape == K_CK_GEN ? K_FMA(b0, xv, z1[v]) : K_ADD(xv, z1[v]);
+          in = K_FMA(b1, xv, z2[v]);
+          w = z1[v];
+          u = K_MUL(b2, xv);
+        } else { /* the shaped transposed form of 1, 2, 1 */
+          y = K_ADD(xv, z1[v]);
+          in = K_ADD(K_ADD(xv, xv), z2[v]);
+          w = y;
+          u = xv;
+        }
+        if (sub) {
+          z1[v] = K_FMA(na1, w, K_FMA(na2, zp[v], in));
+          zp[v] = w;
+          z2[v] = u;
+        } else {
+          z1[v] = K_FMA(na1, w, in);
+          z2[v] = K_FMA(na2, w, u);
+        }
+        buf[i][v] = y;
       }
-      if (sub) {
-        z1[v] = K_FMA(na1, w, K_FMA(na2, zp[v], in));
-        zp[v] = w;
-        z2[v] = u;
-      } else {
-        z1[v] = K_FMA(na1, w, in);
-        z2[v] = K_FMA(na2, w, u);
+    }
+    if (g == ne)
+      break;
+    _Alignas(64) K_T t1[K_W], t2[K_W], tp[K_W], tf[K_W];
+    if (evk[g] == 0) { /* chunk 0: vector 0, lanes 0 .. P-1 */
+      K_STORE(t1, z1[0]);
+      K_STORE(t2, z2[0]);
+      K_STORE(tp, zp[0]);
+      for (int ch = 0; ch < pt->P; ch++) {
+        t1[ch] = a1[ch];
+        t2[ch] = a2[ch];
+        tp[ch] = ap[ch];
       }
-      buf[i][v] = y;
+      z1[0] = K_LOAD(t1);
+      z2[0] = K_LOAD(t2);
+      zp[0] = K_LOAD(tp);
+    } else {       /* the last chunk's state into the records, z2 formed (below) */
+      if (pt->gap) /* no lane has a frame of the call before row hd */
+        i = pt->hd;
+      const int vt = pt->vt;
+      K_STORE(t1, z1[vt]);
+      K_STORE(t2, z2[vt]);
+      K_STORE(tp, zp[vt]);
+      K_STORE(tf, sub ? K_FMA(na2, zp[vt], z2[vt]) : z2[vt]);
+      for (int ch = 0; ch < pt->P; ch++) {
+        fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+        const int l = pt->lt + ch;
+        r->zs1 = (double) t1[l];
+        r->zs2 = (double) tf[l];
+        r->zp = (double) tp[l];
+        r->zu = (double) t2[l];
+        r->sub = sub;
+      }
     }
   }
+  if (pt->hd > 0 && pt->tl == K_CK_L) /* the first chunk ended here: its records at a chunk start */
+    for (int ch = 0; ch < pt->P; ch++) {
+      fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+      r->zs1 = r->zs2 = r->zp = r->zu = 0.0;
+      r->sub = sub;
+    }
   for (int v = 0; v < nv; v++) { /* the chunks' end states, z2 formed (above) */
     K_STORE(e1 + v * K_W, z1[v]);
     K_STORE(e2 + v * K_W, sub ? K_FMA(na2, zp[v], z2[v]) : z2[v]);
@@ -734,13 +833,13 @@ typedef struct {
 } K_CK_FN(ck_hpos_t);
 
 K_AI_CK void K_CK_FN(ck_hpos)(K_CK_FN(ck_hpos_t) * hp, int kstride, size_t f, size_t fend,
-                              size_t frames, int P, int per)
+                              size_t frames, int P, int per, int hd)
 {
   hp->n = 0;
   for (size_t g = frames >= 2 ? frames - 2 : 0; g < frames; g++) {
     if (g < f || g >= fend)
       continue;
-    const size_t j = (g - f) / K_CK_L, i = (g - f) % K_CK_L;
+    const size_t j = (g - f + (size_t) hd) / K_CK_L, i = (g - f + (size_t) hd) % K_CK_L;
     for (int ch = 0; ch < P; ch++) {
       hp->i[hp->n] = (int) i;
       hp->lane[hp->n] =
@@ -787,7 +886,8 @@ K_AI_CK void K_CK_FN(ck_st2)(K_T *d, __m128d v)
 }
 
 K_AI_CK void K_CK_FN(ck_block_carries2)(const fx_chunk_sec_t *p, K_CK_FN(ck_cy_t) * y,
-                                        const K_T *e1, const K_T *e2, K_T (*cl)[K_CK_NB], int nb)
+                                        const K_T *e1, const K_T *e2, K_T (*cl)[K_CK_NB], int nb,
+                                        int tail)
 {
   const __m128d m0 = _mm_set1_pd(p->M[0]), m1 = _mm_set1_pd(p->M[1]);
   const __m128d m2 = _mm_set1_pd(p->M[2]), m3 = _mm_set1_pd(p->M[3]);
@@ -818,6 +918,10 @@ K_AI_CK void K_CK_FN(ck_block_carries2)(const fx_chunk_sec_t *p, K_CK_FN(ck_cy_t
     }
     odd ^= 1;
   }
+  if (tail) { /* the partial chunk after them: its carry, no step past it */
+    K_CK_FN(ck_st2)(cl[0] + 2 * nb, c1);
+    K_CK_FN(ck_st2)(cl[1] + 2 * nb, c2);
+  }
   _Alignas(16) double t[6][2];
   _mm_store_pd(t[0], c1);
   _mm_store_pd(t[1], c2);
@@ -834,17 +938,19 @@ K_AI_CK void K_CK_FN(ck_block_carries2)(const fx_chunk_sec_t *p, K_CK_FN(ck_cy_t
 
 /* A block's carries for one section: chunk j of channel ch (lane j * P + ch) gets the carry
  * cl[.][lane] at its start, the P channels' chains side by side (P constant after inlining, so
- * that their states stay in registers), two chunks at a time from the records' (ck_step). */
+ * that their states stay in registers), two chunks at a time from the records' (ck_step), over
+ * the nb complete chunks; with `tail`, chunk nb (partial: the call ends in it) gets its carry,
+ * which the records keep. */
 K_AI_CK void K_CK_FN(ck_block_carries)(const fx_chunk_sec_t *p, fx_chunk_rec_t *rec, int kstride,
                                        const K_T *e1, const K_T *e2, K_T (*cl)[K_CK_NB], int nb,
-                                       const int P)
+                                       int tail, const int P)
 {
   K_CK_FN(ck_cy_t) y[2];
   for (int ch = 0; ch < P; ch++)
     y[ch] = K_CK_FN(ck_cy_load)(rec + (size_t) ch * (size_t) kstride);
 #if defined(K_DFMA) && defined(__FMA__)
   if (P == 2) { /* both channels in one vector: ck_first and ck_second lane by lane */
-    K_CK_FN(ck_block_carries2)(p, y, e1, e2, cl, nb);
+    K_CK_FN(ck_block_carries2)(p, y, e1, e2, cl, nb, tail);
     for (int ch = 0; ch < 2; ch++)
       K_CK_FN(ck_cy_save)(rec + (size_t) ch * (size_t) kstride, &y[ch]);
     return;
@@ -870,26 +976,68 @@ K_AI_CK void K_CK_FN(ck_block_carries)(const fx_chunk_sec_t *p, fx_chunk_rec_t *
   if (j < nb)
     K_CK_CY(ck_first);
 #undef K_CK_CY
+  for (int ch = 0; ch < P && tail; ch++) {
+    cl[0][nb * P + ch] = (K_T) y[ch].c1;
+    cl[1][nb * P + ch] = (K_T) y[ch].c2;
+  }
   for (int ch = 0; ch < P; ch++)
     K_CK_FN(ck_cy_save)(rec + (size_t) ch * (size_t) kstride, &y[ch]);
 }
 
+/* A block of nb chunks of P channels: x the call's frame f, at row hd of chunk 0 (joint blocks:
+ * 0 < hd where the call begins inside that chunk), its last chunk to row tl (joint: tl < K_CK_L
+ * where the call ends inside it; ck_part_t). */
 static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t *ps,
                               fx_chunk_rec_t *rec, int K, int kstride, K_IO *x, size_t C, int P,
-                              int joint, size_t f, int nb, double *hist, size_t frames)
+                              int joint, size_t f, int nb, double *hist, size_t frames, int hd,
+                              int tl)
 {
   _Alignas(64) K_V buf[K_CK_L][K_CK_NV];
   _Alignas(64) K_T e1[K_CK_NB], e2[K_CK_NB], cl[2][2][K_CK_NB];
   const K_T *bt = (const K_T *) buf;
   const int per = K_W / P, nv = (nb + per - 1) / per;
-  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 0, NULL, NULL, NULL, NULL);
+  K_CK_FN(ck_part_t) pt;
+  pt.hd = hd;
+  pt.tl = tl;
+  pt.r0 = nb == 1 ? hd : 0;
+  pt.r1 = nb == 1 ? tl : K_CK_L;
+  pt.gap = nb == 2 && tl <= hd;
+  pt.vt = (nb - 1) / per;
+  pt.lt = ((nb - 1) % per) * P;
+  pt.P = P;
+  pt.rec = rec;
+  pt.kstride = (size_t) kstride;
+  /* a partial chunk's frames go through a copy laid out as a whole chunk of the call, the rows
+   * without a frame of the call zero: a[] its first row, b[] its end */
+  _Alignas(64) K_IO stg[2][K_CK_L * 2];
+  K_IO *s0 = NULL, *sl = NULL, *src[2] = {NULL, NULL};
+  int a[2] = {0, 0}, b[2] = {0, 0};
+  if (hd > 0 || tl < K_CK_L) {
+    if (hd > 0 || nb == 1) { /* chunk 0 */
+      s0 = stg[0];
+      src[0] = x;
+      a[0] = hd;
+      b[0] = nb == 1 ? tl : K_CK_L;
+    }
+    if (tl < K_CK_L && nb > 1) { /* the last chunk */
+      sl = stg[1];
+      src[1] = x + ((size_t) (nb - 1) * K_CK_L - (size_t) hd) * C;
+      b[1] = tl;
+    }
+    for (int k = 0; k < 2; k++)
+      if (src[k]) {
+        memset(stg[k], 0, sizeof(stg[k]));
+        memcpy(stg[k] + (size_t) a[k] * C, src[k], (size_t) (b[k] - a[k]) * C * sizeof(K_IO));
+      }
+  }
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, hd, s0, sl, 0, NULL, NULL, NULL, NULL);
   /* the block's frames that are the call's last two (history) */
-  const size_t fend = f + (size_t) nb * K_CK_L;
+  const size_t fend = f + (size_t) nb * K_CK_L - (size_t) hd - (size_t) (K_CK_L - tl);
   const int tailrec = hist && fend + 2 > frames;
   K_CK_FN(ck_hpos_t) hp;
   hp.n = 0;
   if (tailrec)
-    K_CK_FN(ck_hpos)(&hp, kstride, f, fend, frames, P, per);
+    K_CK_FN(ck_hpos)(&hp, kstride, f, fend, frames, P, per, hd);
   K_V C1[K_CK_NV], C2[K_CK_NV];
   const K_T *h1 = NULL, *h2 = NULL;
   int cur = 0; /* cl[cur]: the carries of the previous section, per lane */
@@ -905,13 +1053,13 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
 #define K_CK_ZS_SHAPE(NVC, CORR)                                                                   \
   switch (shape) {                                                                                 \
   case K_CK_UNIT:                                                                                  \
-    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_UNIT);                      \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_UNIT, &pt, s);              \
     break;                                                                                         \
   case K_CK_BINP:                                                                                  \
-    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP);                      \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_BINP, &pt, s);              \
     break;                                                                                         \
   default:                                                                                         \
-    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN);                       \
+    K_CK_FN(ck_zs)(buf, c, sb, e1, e2, h1, h2, C1, C2, NVC, CORR, K_CK_GEN, &pt, s);               \
   }
 #define K_CK_ZS(NVC)                                                                               \
   case NVC:                                                                                        \
@@ -939,10 +1087,11 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
     cur ^= 1;
     for (int l = nb * P; l < nv * K_W; l++) /* the padding lanes of the last vector */
       cl[cur][0][l] = cl[cur][1][l] = (K_T) 0;
+    const int nbc = tl < K_CK_L ? nb - 1 : nb, tail = tl < K_CK_L;
     if (P == 2)
-      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nb, 2);
+      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nbc, tail, 2);
     else
-      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nb, 1);
+      K_CK_FN(ck_block_carries)(p, rec + s, kstride, e1, e2, cl[cur], nbc, tail, 1);
     for (int v = 0; v < nv; v++) {
       C1[v] = K_LOAD(cl[cur][0] + v * K_W);
       C2[v] = K_LOAD(cl[cur][1] + v * K_W);
@@ -962,7 +1111,10 @@ static void K_CK_FN(ck_block)(const K_CK_FN(ck_sec_t) * q, const fx_chunk_sec_t 
   if (tailrec) /* the output */
     K_CK_FN(ck_block_hist)
   (hist, K, bt, &hp, h1, h2, cl[cur][0], cl[cur][1], fuse, 1.0);
-  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, 1, fuse ? h1 : NULL, h2, C1, C2);
+  K_CK_FN(ck_move)(buf, x, C, P, nb, nv, joint, hd, s0, sl, 1, fuse ? h1 : NULL, h2, C1, C2);
+  for (int k = 0; k < 2; k++) /* the partial chunks' frames back into the call */
+    if (src[k])
+      memcpy(src[k], stg[k] + (size_t) a[k] * C, (size_t) (b[k] - a[k]) * C * sizeof(K_IO));
 }
 
 /* One pass of up to K_CK_SMAX sections over the call (the kernel below). */
@@ -1021,39 +1173,50 @@ static void K_CK_FN(ck_pass)(const K_T *coef, const fx_chunk_sec_t *ps, fx_chunk
 #else
   const int joint = C == 1;
 #endif
-  /* Full chunks in the lanes where there are at least K_CK_MIN_LANES lanes' worth of them;
-   * the rest (the chunk the previous call began, the one the next call goes on with, or all of a
-   * short call) through the chunk wavefront. Both do the same arithmetic. */
+  const size_t P = joint ? C : 1;
+  if (joint) {
+    /* All channels in the lanes together, every chunk the call touches (nt) in blocks: the first
+     * from row ph0 where the previous call began it, the last to row tl where the next call goes
+     * on with it (ck_part_t); calls on fewer than K_CK_MIN_LANES lanes through the chunk
+     * wavefront. Both do the same arithmetic. */
+    const size_t nt = ((size_t) ph0 + frames + K_CK_L - 1) / K_CK_L;
+    if (nt * P < (size_t) K_CK_MIN_LANES) {
+      K_CK_FN(ck_wf)(q, ps, rec, ks, K, data, C, 0, frames, ph0, hist, frames);
+      goto done;
+    }
+    const int tl = (int) ((size_t) ph0 + frames - (nt - 1) * K_CK_L);
+    const size_t nbmax = (size_t) K_CK_NB / P;
+    for (size_t j = 0; j < nt;) {
+      const size_t nb = nt - j < nbmax ? nt - j : nbmax;
+      const size_t fb = j == 0 ? 0 : j * K_CK_L - (size_t) ph0; /* the block's first frame */
+      K_CK_FN(ck_block)
+      (q, ps, rec, K, kstride, data + fb * C, C, (int) P, 1, fb, (int) nb, hist, frames,
+       j == 0 ? ph0 : 0, j + nb == nt ? tl : K_CK_L);
+      j += nb;
+    }
+    goto done;
+  }
+  /* Channel by channel: full chunks in the lanes where there are at least K_CK_MIN_LANES of
+   * them; the rest (the chunk the previous call began, the one the next call goes on with, or
+   * all of a short call) through the chunk wavefront. */
   size_t f = ph0 > 0 ? (size_t) (K_CK_L - ph0) : 0;
   if (f > frames)
     f = frames;
   const size_t full = (frames - f) / K_CK_L;
-  const size_t P = joint ? C : 1;
-  if (full * P < (size_t) K_CK_MIN_LANES) {
+  if (full < (size_t) K_CK_MIN_LANES) {
     K_CK_FN(ck_wf)(q, ps, rec, ks, K, data, C, 0, frames, ph0, hist, frames);
     goto done;
   }
   if (f) /* the rest of the chunk the previous call began */
     K_CK_FN(ck_wf)(q, ps, rec, ks, K, data, C, 0, f, ph0, hist, frames);
-  if (joint) { /* all channels in the lanes together */
-    const size_t nbmax = (size_t) K_CK_NB / P;
+  for (size_t ch = 0; ch < C; ch++)
     for (size_t j = 0; j < full;) {
-      const size_t nb = full - j < nbmax ? full - j : nbmax;
+      const size_t nb = full - j < K_CK_NB ? full - j : K_CK_NB;
       K_CK_FN(ck_block)
-      (q, ps, rec, K, kstride, data + (f + j * K_CK_L) * C, C, (int) P, 1, f + j * K_CK_L, (int) nb,
-       hist, frames);
+      (q, ps, rec + ch * ks, K, kstride, data + (f + j * K_CK_L) * C + ch, C, 1, 0, f + j * K_CK_L,
+       (int) nb, hist ? hist + ch * (ks + 1) * 2 : NULL, frames, 0, K_CK_L);
       j += nb;
     }
-  } else { /* channel by channel */
-    for (size_t ch = 0; ch < C; ch++)
-      for (size_t j = 0; j < full;) {
-        const size_t nb = full - j < K_CK_NB ? full - j : K_CK_NB;
-        K_CK_FN(ck_block)
-        (q, ps, rec + ch * ks, K, kstride, data + (f + j * K_CK_L) * C + ch, C, 1, 0,
-         f + j * K_CK_L, (int) nb, hist ? hist + ch * (ks + 1) * 2 : NULL, frames);
-        j += nb;
-      }
-  }
   f += full * K_CK_L;
   if (f < frames) /* a chunk the next call goes on with */
     K_CK_FN(ck_wf)(q, ps, rec, ks, K, data + f * C, C, f, frames - f, 0, hist, frames);
