@@ -70,11 +70,13 @@
 #define K_CK_NV 4
 #endif
 #define K_CK_NB (K_CK_NV * K_W)
-/* Full chunks go through the block path when they fill at least this many lanes (chunks times
- * the channels a vector holds). The engine runs every call of a chunked stream here, however
- * short (a call on the sequential kernels would restart the chunk grid), so the block path takes
- * calls from two chunks on: one vector's recursion per section is faster than the wavefront's
- * step per frame from there (measured with bench/chunkseq.c: docs/cascade.md, "Which kernel"). */
+/* Chunks go through the block path when they fill at least this many lanes (chunks times the
+ * channels a vector holds: with one or two channels every chunk the call touches, partial ones
+ * included; with more, the full ones of each channel). The engine runs every call of a chunked
+ * stream here, however short (a call on the sequential kernels would restart the chunk grid), so
+ * the block path takes calls from two lanes on: one vector's recursion per section is faster than
+ * the wavefront's step per frame from there (measured with bench/chunkseq.c and bench/ab-chunk.sh:
+ * docs/cascade.md, "Which kernel" and "Partial chunks in the blocks"). */
 #ifndef K_CK_MIN_LANES
 #define K_CK_MIN_LANES 2
 #endif
