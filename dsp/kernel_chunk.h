@@ -700,6 +700,12 @@ typedef struct {
   size_t kstride;
 } K_CK_FN(ck_part_t);
 
+/* Channel ch's record of section s in a block (ck_part_t). */
+K_AI_CK fx_chunk_rec_t *K_CK_FN(ck_part_rec)(const K_CK_FN(ck_part_t) * pt, int ch, int s)
+{
+  return pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+}
+
 /* The zero-state pass of one section (s) over the block, nv (constant after inlining) independent
  * recurrences; with `corr`, each input sample first gets the previous section's correction
  * (fused here, so the block is read and written once per section); `shape` (constant after
@@ -733,7 +739,7 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
   _Alignas(64) K_T a1[K_W] = {0}, a2[K_W] = {0}, ap[K_W] = {0};
   if (pt->hd > 0)
     for (int ch = 0; ch < pt->P; ch++) {
-      const fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+      const fx_chunk_rec_t *r = K_CK_FN(ck_part_rec)(pt, ch, s);
       const int from = sub && r->sub; /* as ck_wf_group */
       a1[ch] = (K_T) r->zs1;
       a2[ch] = (K_T) (from ? r->zu : r->zs2);
@@ -802,7 +808,7 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
       K_STORE(tp, zp[vt]);
       K_STORE(tf, sub ? K_FMA(na2, zp[vt], z2[vt]) : z2[vt]);
       for (int ch = 0; ch < pt->P; ch++) {
-        fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+        fx_chunk_rec_t *r = K_CK_FN(ck_part_rec)(pt, ch, s);
         const int l = pt->lt + ch;
         r->zs1 = (double) t1[l];
         r->zs2 = (double) tf[l];
@@ -814,7 +820,7 @@ K_AI_CK void K_CK_FN(ck_zs)(K_V (*buf)[K_CK_NV], const K_T *c, const K_T *sb, K_
   }
   if (pt->hd > 0 && pt->tl == K_CK_L) /* the first chunk ended here: its records at a chunk start */
     for (int ch = 0; ch < pt->P; ch++) {
-      fx_chunk_rec_t *r = pt->rec + (size_t) ch * pt->kstride + (size_t) s;
+      fx_chunk_rec_t *r = K_CK_FN(ck_part_rec)(pt, ch, s);
       r->zs1 = r->zs2 = r->zp = r->zu = 0.0;
       r->sub = sub;
     }
